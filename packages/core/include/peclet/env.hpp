@@ -1,0 +1,292 @@
+// Per-env state of a module: the registry of live native objects, the
+// zero-copy arrays handed to JS, tracked work, and the finalize sequence.
+// Each env (the main thread, each worker) has its own.
+#pragma once
+
+#include <napi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime.hpp"
+#include "trace.hpp"
+
+namespace peclet {
+
+class EnvState;
+
+/// Why a finalize runs; printed in the trace as `reason=<name>`.
+enum class FinalizeReason { Explicit, Exit, Cleanup, Signal };
+
+inline const char* reasonName(FinalizeReason r) noexcept {
+  switch (r) {
+    case FinalizeReason::Explicit: return "explicit";
+    case FinalizeReason::Exit: return "exit";
+    case FinalizeReason::Cleanup: return "cleanup";
+    case FinalizeReason::Signal: return "signal";
+  }
+  return "explicit";
+}
+
+/// Anything that owns native state. Linked into its env's registry from
+/// construction until it is released or collected; the registry never keeps
+/// the JS object alive (it holds the native half only).
+class Releasable {
+ public:
+  Releasable() = default;
+  Releasable(const Releasable&) = delete;
+  Releasable& operator=(const Releasable&) = delete;
+  virtual ~Releasable() = default;
+
+  /// Class name used in errors and the trace.
+  virtual const char* className() const noexcept = 0;
+
+  std::uint64_t id() const noexcept { return id_; }
+  bool released() const noexcept { return released_; }
+  /// Who released it: "release()" or "finalize()".
+  const char* releasedBy() const noexcept { return releasedBy_; }
+
+ protected:
+  /// Drops the native state. Runs once; must not throw and must do no
+  /// handle work (it also runs inside env cleanup hooks).
+  virtual void dropNative() noexcept = 0;
+  /// Detaches JS views of native memory. Runs only where JS handles may be
+  /// used (release(), finalize() from JS), before dropNative().
+  virtual void detachViews(napi_env) noexcept {}
+
+ private:
+  friend class Registry;
+  friend class EnvState;
+  template <typename T>
+  friend class Object;
+  Releasable* prev_ = nullptr;
+  Releasable* next_ = nullptr;
+  class Registry* registry_ = nullptr;
+  std::uint64_t id_ = 0;
+  bool released_ = false;
+  const char* releasedBy_ = "";
+};
+
+/// Intrusive, newest-last list of an env's live releasables: O(1) add and
+/// remove, no allocation per object, released newest first.
+class Registry {
+ public:
+  void add(Releasable* r) noexcept {
+    r->registry_ = this;
+    r->prev_ = tail_;
+    r->next_ = nullptr;
+    if (tail_) tail_->next_ = r;
+    else head_ = r;
+    tail_ = r;
+    size_++;
+  }
+  void remove(Releasable* r) noexcept {
+    if (r->registry_ != this) return;
+    if (r->prev_) r->prev_->next_ = r->next_;
+    else head_ = r->next_;
+    if (r->next_) r->next_->prev_ = r->prev_;
+    else tail_ = r->prev_;
+    r->prev_ = r->next_ = nullptr;
+    r->registry_ = nullptr;
+    size_--;
+  }
+  std::size_t size() const noexcept { return size_; }
+  Releasable* newest() const noexcept { return tail_; }
+
+ private:
+  Releasable* head_ = nullptr;
+  Releasable* tail_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// A typed array handed to JS over native memory. The record co-owns that
+/// memory (`owner`), because Node may free external buffers before cleanup
+/// hooks run; finalize detaches the JS buffer, then drops the ownership.
+struct ExportRecord {
+  napi_ref buffer = nullptr;  // weak reference to the ArrayBuffer
+  std::shared_ptr<const void> owner;
+  bool collected = false;  // the ArrayBuffer's finalizer ran
+};
+
+/// Everything of one module in one env.
+class EnvState : public std::enable_shared_from_this<EnvState> {
+ public:
+  EnvState(napi_env env, std::string module, std::string executionSpace)
+      : env_(env), module_(std::move(module)), executionSpace_(std::move(executionSpace)) {
+    envId_ = runtime().attachEnv();
+  }
+
+  napi_env env() const noexcept { return env_; }
+  std::uint64_t id() const noexcept { return envId_; }
+  const std::string& module() const noexcept { return module_; }
+  const std::string& executionSpace() const noexcept { return executionSpace_; }
+  Registry& registry() noexcept { return registry_; }
+  bool finalized() const noexcept { return finalized_; }
+  /// True once this env is finalizing: no new object or work may start.
+  bool exiting() const noexcept { return exiting_ || runtime().exiting(); }
+  /// True inside the cleanup hook: no handle work, no calls into JS.
+  bool inCleanup() const noexcept { return inCleanup_; }
+
+  /// The ReleasedError class of the TypeScript half (set at load), so
+  /// native errors are `instanceof ReleasedError`.
+  void setReleasedErrorClass(Napi::Function cls) {
+    napi_create_reference(env_, cls, 1, &releasedErrorClass_);
+  }
+
+  /// Keeps a constructor so native code can create instances of a class.
+  void setConstructor(const std::string& name, Napi::Function cls) {
+    napi_ref ref = nullptr;
+    napi_create_reference(env_, cls, 1, &ref);
+    constructors_[name] = ref;
+  }
+  Napi::Function constructor(const std::string& name) const {
+    auto it = constructors_.find(name);
+    if (it == constructors_.end()) throw Napi::Error::New(env_, "peclet: unknown class " + name);
+    napi_value value = nullptr;
+    napi_get_reference_value(env_, it->second, &value);
+    return Napi::Function(env_, value);
+  }
+
+  /// A `ReleasedError` (a TypeError) for `what`, released by `by`.
+  Napi::Error releasedError(const std::string& className, std::uint64_t id, const std::string& by) const {
+    std::string message = className + "#" + std::to_string(id) + " of module " + module_ + " was released by " + by +
+                          (by == "finalize()" ? "; it can no longer be used" : "; create a new one to continue");
+    return makeReleasedError(message, className, by);
+  }
+  /// The error for creating objects or starting work after finalize.
+  Napi::Error finalizedError(const std::string& what) const {
+    std::string message =
+        "cannot create " + what + ": module " + module_ + " was finalized by finalize() and no new work may start";
+    return makeReleasedError(message, what, "finalize()");
+  }
+
+  void add(Releasable* r) {
+    r->id_ = runtime().nextObjectId();
+    registry_.add(r);
+  }
+
+  /// Releases one object. With a JS env, views of its memory are detached
+  /// first; inside a cleanup hook (env == nullptr) only native state drops.
+  std::size_t release(Releasable* r, const char* by, napi_env jsEnv) noexcept {
+    if (r->released_) return 0;
+    r->released_ = true;
+    r->releasedBy_ = by;
+    if (jsEnv) r->detachViews(jsEnv);
+    r->dropNative();
+    registry_.remove(r);
+    traceRelease(module_, r->className(), r->id_);
+    return 1;
+  }
+
+  /// Registers a zero-copy export; prunes collected records as it goes.
+  std::shared_ptr<ExportRecord> addExport() {
+    if (exports_.size() >= pruneAt_) {
+      exports_.erase(std::remove_if(exports_.begin(), exports_.end(),
+                                    [this](const std::shared_ptr<ExportRecord>& e) {
+                                      if (!e->collected) return false;
+                                      if (e->buffer) napi_delete_reference(env_, e->buffer);
+                                      return true;
+                                    }),
+                     exports_.end());
+      pruneAt_ = std::max<std::size_t>(64, exports_.size() * 2);
+    }
+    exports_.push_back(std::make_shared<ExportRecord>());
+    return exports_.back();
+  }
+
+  /// Detaches one export's ArrayBuffer (JS context only) and drops its
+  /// co-ownership of the native memory.
+  static void detach(napi_env env, ExportRecord& e) noexcept {
+    if (env && e.buffer && !e.collected) {
+      napi_value value = nullptr;
+      if (napi_get_reference_value(env, e.buffer, &value) == napi_ok && value != nullptr) {
+        napi_detach_arraybuffer(env, value);
+      }
+    }
+    e.owner.reset();
+  }
+
+  /// Tracked async work of this env (see async.hpp).
+  struct Work {
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> done{false};
+  };
+  void addWork(const std::shared_ptr<Work>& w) {
+    works_.erase(std::remove_if(works_.begin(), works_.end(), [](const std::shared_ptr<Work>& x) { return x->done.load(); }),
+                 works_.end());
+    works_.push_back(w);
+  }
+
+  /// The finalize sequence for this env: latch, cancel and wait (bounded)
+  /// for work, release every object newest first, detach every remaining
+  /// view, then detach from the runtime (the last env finalizes it).
+  /// Idempotent: returns the number released by this call.
+  std::size_t finalize(FinalizeReason reason, napi_env jsEnv, std::size_t alsoReleased = 0) noexcept {
+    if (finalized_) return 0;
+    finalized_ = true;
+    exiting_ = true;
+    for (auto& w : works_) w->cancel = true;
+    runtime().waitUntil(
+        [this] {
+          for (auto& w : works_)
+            if (!w->done.load()) return false;
+          return true;
+        },
+        finalizeTimeout());
+    std::size_t released = alsoReleased;
+    const char* by = "finalize()";
+    while (Releasable* r = registry_.newest()) released += release(r, by, jsEnv);
+    for (auto& e : exports_) detach(jsEnv, *e);
+    runtime().detachEnv(finalizeTimeout());
+    traceFinalize(module_, reasonName(reason), released, ledger().forEnv(envId_).liveBytes);
+    return released;
+  }
+
+  void enterCleanup() noexcept { inCleanup_ = true; }
+
+ private:
+  Napi::Error makeReleasedError(const std::string& message, const std::string& className,
+                                const std::string& by) const {
+    Napi::Env env(env_);
+    if (releasedErrorClass_ != nullptr) {
+      napi_value cls = nullptr;
+      if (napi_get_reference_value(env_, releasedErrorClass_, &cls) == napi_ok && cls != nullptr) {
+        Napi::Object details = Napi::Object::New(env);
+        details.Set("module", module_);
+        details.Set("className", className);
+        details.Set("releasedBy", by);
+        Napi::Value err = Napi::Function(env_, cls).New({Napi::String::New(env, message), details});
+        return Napi::Error(env_, err);
+      }
+    }
+    return Napi::TypeError::New(env, message);
+  }
+
+  napi_env env_;
+  std::string module_;
+  std::string executionSpace_;
+  std::uint64_t envId_ = 0;
+  Registry registry_;
+  std::vector<std::shared_ptr<ExportRecord>> exports_;
+  std::vector<std::shared_ptr<Work>> works_;
+  std::size_t pruneAt_ = 64;
+  std::map<std::string, napi_ref> constructors_;
+  napi_ref releasedErrorClass_ = nullptr;
+  bool finalized_ = false;
+  bool exiting_ = false;
+  bool inCleanup_ = false;
+};
+
+/// The state of this module in `env` (set by install()).
+inline std::shared_ptr<EnvState> envState(Napi::Env env) {
+  auto* holder = env.GetInstanceData<std::shared_ptr<EnvState>>();
+  if (holder == nullptr) throw Napi::Error::New(env, "peclet: module used before peclet::install()");
+  return *holder;
+}
+
+}  // namespace peclet

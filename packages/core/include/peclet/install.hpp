@@ -1,0 +1,108 @@
+// install(): the one call an addon's entry file makes. It creates the
+// module's state for this env, exports `finalize` and `executionSpace`, and
+// registers the env cleanup hook that is the backstop of every exit path.
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+#include <string>
+
+#include "env.hpp"
+
+namespace peclet {
+
+/// What an addon says about itself at install.
+struct ModuleInfo {
+  /// Module name in errors and the trace (`peclet:<name> ...`).
+  std::string name;
+  /// Where the module computes: "host" for the CPU thread pool.
+  std::string executionSpace = "host";
+};
+
+namespace detail {
+
+inline FinalizeReason parseReason(const Napi::Value& v) {
+  if (!v.IsString()) return FinalizeReason::Explicit;
+  std::string s = v.As<Napi::String>().Utf8Value();
+  if (s == "exit") return FinalizeReason::Exit;
+  if (s == "signal") return FinalizeReason::Signal;
+  if (s == "cleanup") return FinalizeReason::Cleanup;
+  return FinalizeReason::Explicit;
+}
+
+// Runs when the env is torn down (natural end, worker end or terminate).
+// Releases native state only: no handle work, no JS (see DESIGN.md).
+inline void cleanupHook(void* arg) noexcept {
+  auto* holder = static_cast<std::shared_ptr<EnvState>*>(arg);
+  (*holder)->enterCleanup();
+  (*holder)->finalize(FinalizeReason::Cleanup, nullptr);
+  delete holder;
+}
+
+}  // namespace detail
+
+/// Sets up the module in this env and adds to `exports`:
+/// - `finalize(reason?)` — idempotent; releases every object of this env,
+///   stops work, and finalizes the runtime with the last env; returns the
+///   number released;
+/// - `executionSpace` — where the module computes;
+/// - `__peclet` — the lifecycle handle the TypeScript half drives
+///   (`configure`, `stats`, `name`).
+///
+/// ```cpp
+/// Napi::Object Init(Napi::Env env, Napi::Object exports) {
+///   peclet::install(env, exports, {"mesh"});
+///   exports.Set("Mesh", Mesh::Init(env));
+///   return exports;
+/// }
+/// ```
+inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, const ModuleInfo& info) {
+  runtime().setName(info.name);
+  auto state = std::make_shared<EnvState>(env, info.name, info.executionSpace);
+  env.SetInstanceData<std::shared_ptr<EnvState>>(new std::shared_ptr<EnvState>(state));
+  napi_add_env_cleanup_hook(env, detail::cleanupHook, new std::shared_ptr<EnvState>(state));
+
+  exports.Set("finalize", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                auto s = envState(info.Env());
+                std::size_t also = info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().Uint32Value() : 0;
+                bool already = s->finalized();
+                std::size_t n = s->finalize(detail::parseReason(info[0]), info.Env(), also);
+                return already ? info.Env().Undefined() : Napi::Number::New(info.Env(), static_cast<double>(n));
+              }));
+  exports.Set("executionSpace", Napi::String::New(env, info.executionSpace));
+
+  Napi::Object lifecycle = Napi::Object::New(env);
+  lifecycle.Set("name", Napi::String::New(env, info.name));
+  lifecycle.Set("configure", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  auto s = envState(info.Env());
+                  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "configure(options)");
+                  Napi::Object o = info[0].As<Napi::Object>();
+                  Napi::Value threads = o.Get("threads");
+                  if (threads.IsNumber()) runtime().pool().setSize(threads.As<Napi::Number>().Uint32Value());
+                  Napi::Value cls = o.Get("releasedError");
+                  if (cls.IsFunction()) s->setReleasedErrorClass(cls.As<Napi::Function>());
+                  return info.Env().Undefined();
+                }));
+  lifecycle.Set("stats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  auto s = envState(info.Env());
+                  Napi::Object o = Napi::Object::New(info.Env());
+                  LedgerCounts mine = ledger().forEnv(s->id());
+                  LedgerCounts all = ledger().total();
+                  o.Set("liveObjects", static_cast<double>(s->registry().size()));
+                  o.Set("liveAllocations", static_cast<double>(mine.liveAllocations));
+                  o.Set("liveBytes", static_cast<double>(mine.liveBytes));
+                  o.Set("moduleLiveBytes", static_cast<double>(all.liveBytes));
+                  o.Set("threads", static_cast<double>(runtime().pool().size()));
+                  o.Set("poolStarted", runtime().pool().started());
+                  o.Set("envs", static_cast<double>(runtime().envCount()));
+                  o.Set("workInFlight", static_cast<double>(runtime().workInFlight()));
+                  o.Set("finalized", s->finalized());
+                  o.Set("runtimeFinalized", runtime().finalized());
+                  return o;
+                }));
+  exports.Set("__peclet", lifecycle);
+  return state;
+}
+
+}  // namespace peclet

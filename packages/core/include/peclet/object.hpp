@@ -1,0 +1,158 @@
+// Wrapped-object base: a JS class whose instances own native state, are
+// registered in their env's registry, release it on `release()` or at
+// finalize, and throw ReleasedError from every bound method afterwards.
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "env.hpp"
+
+namespace peclet {
+
+/// Base for wrapped classes. Derive as `class Mesh : public peclet::Object<Mesh>`,
+/// implement `className()` and `dropNative()`, and bind methods with
+/// `Method<&Mesh::Volume>("volume")` so each call checks liveness first.
+///
+/// ```cpp
+/// static Napi::Function Init(Napi::Env env) {
+///   return DefineClass(env, "Mesh", {Method<&Mesh::Volume>("volume"), ReleaseMethod()});
+/// }
+/// ```
+template <typename T>
+class Object : public Napi::ObjectWrap<T>, public Releasable {
+ public:
+  using Callback = Napi::Value (T::*)(const Napi::CallbackInfo&);
+
+  explicit Object(const Napi::CallbackInfo& info) : Napi::ObjectWrap<T>(info), state_(envState(info.Env())) {
+    if (state_->exiting()) throw state_->finalizedError(T::ClassName);
+    state_->add(this);
+  }
+
+  // Collected while live: the derived class's members free its native state
+  // (no trace line: collection is not a release); only unlink here.
+  ~Object() override {
+    if (state_) state_->registry().remove(this);
+  }
+
+  const char* className() const noexcept override { return T::ClassName; }
+
+  /// A bound method that throws ReleasedError once the object is released.
+  template <Callback M>
+  static Napi::ClassPropertyDescriptor<T> Method(const char* name, napi_property_attributes attributes = napi_default) {
+    return Napi::ObjectWrap<T>::InstanceMethod(name, static_cast<Callback>(&Object::template Guarded<M>), attributes);
+  }
+  /// A getter that throws ReleasedError once the object is released.
+  template <Callback M>
+  static Napi::ClassPropertyDescriptor<T> Getter(const char* name) {
+    return Napi::ObjectWrap<T>::InstanceAccessor(name, static_cast<Callback>(&Object::template Guarded<M>), nullptr,
+                                                 napi_enumerable);
+  }
+  /// `release()` (idempotent) and `released`.
+  static std::vector<Napi::ClassPropertyDescriptor<T>> LifecycleMembers() {
+    return {
+        Napi::ObjectWrap<T>::InstanceMethod("release", static_cast<Callback>(&Object::JsRelease)),
+        Napi::ObjectWrap<T>::InstanceAccessor("released", static_cast<Callback>(&Object::JsReleased), nullptr),
+        Napi::ObjectWrap<T>::InstanceAccessor("id", static_cast<Callback>(&Object::JsId), nullptr),
+    };
+  }
+
+  /// Throws ReleasedError into JS if released; returns whether it is live.
+  bool ensureLive(Napi::Env env) const {
+    if (!released()) return true;
+    throw state_->releasedError(T::ClassName, id(), releasedBy());
+  }
+
+  EnvState& env() const noexcept { return *state_; }
+  std::uint64_t envId() const noexcept { return state_->id(); }
+
+  /// Hands `length` elements at `data` to JS as a typed array without a copy.
+  /// `owner` keeps the memory alive for as long as JS can reach it; release
+  /// and finalize detach the array (length 0). Where external buffers are
+  /// not allowed (or PECLET_NO_EXTERNAL_BUFFERS=1) it returns a copy.
+  template <typename E>
+  Napi::TypedArrayOf<E> exportArray(Napi::Env env, std::shared_ptr<const void> owner, E* data, std::size_t length) {
+    auto record = state_->addExport();
+    Napi::TypedArrayOf<E> array = makeArray<E>(env, std::move(owner), data, length, record);
+    views_.push_back(record);
+    return array;
+  }
+
+  /// Detaches every array this object exported (call before reallocating
+  /// memory that was exported).
+  void detachExports(Napi::Env env) noexcept {
+    for (auto& weak : views_) {
+      if (auto e = weak.lock()) EnvState::detach(env, *e);
+    }
+    views_.clear();
+  }
+
+ protected:
+  void detachViews(napi_env env) noexcept override { detachExports(Napi::Env(env)); }
+
+ private:
+  template <Callback M>
+  Napi::Value Guarded(const Napi::CallbackInfo& info) {
+    ensureLive(info.Env());
+    return (static_cast<T*>(this)->*M)(info);
+  }
+  Napi::Value JsRelease(const Napi::CallbackInfo& info) {
+    state_->release(this, "release()", info.Env());
+    return info.Env().Undefined();
+  }
+  Napi::Value JsReleased(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), released()); }
+  Napi::Value JsId(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(id())); }
+
+  static bool externalBuffersAllowed() {
+    static const bool allowed = [] {
+      const char* v = std::getenv("PECLET_NO_EXTERNAL_BUFFERS");
+      return !(v != nullptr && v[0] == '1');
+    }();
+    return allowed;
+  }
+
+  template <typename E>
+  static Napi::TypedArrayOf<E> makeArray(Napi::Env env, std::shared_ptr<const void> owner, E* data,
+                                         std::size_t length, const std::shared_ptr<ExportRecord>& record) {
+    const std::size_t bytes = length * sizeof(E);
+    if (externalBuffersAllowed() && length > 0) {
+      auto* hint = new std::shared_ptr<ExportRecord>(record);
+      napi_value buffer = nullptr;
+      napi_status status = napi_create_external_arraybuffer(
+          env, data, bytes,
+          [](napi_env, void*, void* h) {
+            auto* held = static_cast<std::shared_ptr<ExportRecord>*>(h);
+            (*held)->collected = true;
+            (*held)->owner.reset();
+            delete held;
+          },
+          hint, &buffer);
+      if (status == napi_ok) {
+        record->owner = std::move(owner);
+        napi_create_reference(env, buffer, 0, &record->buffer);
+        return Napi::TypedArrayOf<E>::New(env, length, Napi::ArrayBuffer(env, buffer), 0);
+      }
+      delete hint;
+      // napi_no_external_buffers_allowed (and any other refusal): copy instead.
+      bool pending = false;
+      napi_is_exception_pending(env, &pending);
+      if (pending) {
+        napi_value ignored;
+        napi_get_and_clear_last_exception(env, &ignored);
+      }
+    }
+    Napi::ArrayBuffer copy = Napi::ArrayBuffer::New(env, bytes);
+    if (bytes > 0) std::memcpy(copy.Data(), data, bytes);
+    record->collected = true;  // nothing native to detach or keep alive
+    return Napi::TypedArrayOf<E>::New(env, length, copy, 0);
+  }
+
+  std::shared_ptr<EnvState> state_;
+  std::vector<std::weak_ptr<ExportRecord>> views_;
+};
+
+}  // namespace peclet

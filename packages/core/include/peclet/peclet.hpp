@@ -1,0 +1,12 @@
+/// The peclet teardown kernel for Node-API addons: include this one header.
+/// See packages/core/README.md for the lifecycle and the exit contract.
+#pragma once
+
+#include "async.hpp"
+#include "env.hpp"
+#include "install.hpp"
+#include "ledger.hpp"
+#include "object.hpp"
+#include "runtime.hpp"
+#include "thread_pool.hpp"
+#include "trace.hpp"

@@ -1,0 +1,180 @@
+// Module runtime: what one addon owns process-wide — its thread pool, its
+// allocation ledger, its exiting latch and the count of native work in
+// flight. Plain C++ (no Node-API): kernels and C++ unit tests can use it.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "ledger.hpp"
+#include "thread_pool.hpp"
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+namespace peclet {
+
+/// Threads this process may use when the TypeScript half has not said
+/// (it passes the full CPU budget, cgroup quota included, at load):
+/// PECLET_NUM_THREADS, then OMP_NUM_THREADS, then the affinity mask.
+inline unsigned defaultThreadCount() noexcept {
+  for (const char* name : {"PECLET_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (const char* v = std::getenv(name)) {
+      long n = std::strtol(v, nullptr, 10);
+      if (n > 0) return static_cast<unsigned>(std::min<long>(n, 1024));
+    }
+  }
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// The runtime of one addon. Envs (the main thread, each worker) attach at
+/// load and detach at their finalize; the last one to go finalizes the
+/// runtime: latch exiting, wait for work, join the pool, close the ledger's
+/// generation. A later env (a new worker) reopens it.
+class ModuleRuntime {
+ public:
+  ModuleRuntime() { pool_.setSize(defaultThreadCount()); }
+  ModuleRuntime(const ModuleRuntime&) = delete;
+  ModuleRuntime& operator=(const ModuleRuntime&) = delete;
+
+  /// Backstop for runtimes whose finalize never ran (a runtime that exits
+  /// without running exit listeners): join rather than let std::thread
+  /// terminate the process.
+  ~ModuleRuntime() {
+    exiting_.store(true);
+    pool_.stop();
+  }
+
+  void setName(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    name_ = name;
+    ledger().setModuleName(name);
+  }
+  std::string name() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return name_;
+  }
+
+  ThreadPool& pool() noexcept { return pool_; }
+  Ledger& allocations() noexcept { return ledger(); }
+
+  /// True once the runtime is finalizing: no new work may start.
+  bool exiting() const noexcept { return exiting_.load(std::memory_order_acquire); }
+  bool finalized() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return finalized_;
+  }
+
+  /// An env starts using the module; reopens a finalized runtime.
+  std::uint64_t attachEnv() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    envs_++;
+    if (finalized_) {
+      finalized_ = false;
+      exiting_.store(false, std::memory_order_release);
+    }
+    return ++nextEnvId_;
+  }
+
+  /// An env is done with the module. Returns true when it was the last one
+  /// and the runtime is now finalized.
+  bool detachEnv(std::chrono::milliseconds workTimeout) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (envs_ > 0) envs_--;
+      if (envs_ > 0 || finalized_) return false;
+      exiting_.store(true, std::memory_order_release);
+    }
+    waitForWork(workTimeout);
+    pool_.stop();
+    allocations().finalizeGeneration();
+    std::lock_guard<std::mutex> lock(mutex_);
+    finalized_ = true;
+    return true;
+  }
+
+  std::size_t envCount() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return envs_;
+  }
+
+  /// Bookkeeping of native work running off the JS thread.
+  void workStarted() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inFlight_++;
+  }
+  void workFinished() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      inFlight_--;
+    }
+    workDone_.notify_all();
+  }
+  std::size_t workInFlight() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return inFlight_;
+  }
+
+  /// Waits until `done()` holds or `timeout` passes; `done` is re-checked
+  /// each time a piece of work finishes. Returns whether it holds.
+  template <typename Pred>
+  bool waitUntil(Pred done, std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return workDone_.wait_for(lock, timeout, [&] { return done(); });
+  }
+
+  /// Waits, bounded, for all in-flight work of every env.
+  bool waitForWork(std::chrono::milliseconds timeout) {
+    return waitUntil([this] { return inFlight_ == 0; }, timeout);
+  }
+
+  /// Monotonic ids for objects (`<Class>#<id>` in the trace).
+  std::uint64_t nextObjectId() noexcept { return objectIds_.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable workDone_;
+  std::string name_ = "addon";
+  ThreadPool pool_;
+  std::atomic<bool> exiting_{false};
+  std::atomic<std::uint64_t> objectIds_{0};
+  std::size_t envs_ = 0;
+  std::size_t inFlight_ = 0;
+  std::uint64_t nextEnvId_ = 0;
+  bool finalized_ = false;
+};
+
+/// The runtime of this addon (one per shared object: hidden visibility keeps
+/// this static from being merged with another addon's).
+inline ModuleRuntime& runtime() {
+  // Construct the ledger first so it outlives the runtime at static destruction.
+  (void)ledger();
+  static ModuleRuntime instance;
+  return instance;
+}
+
+/// How long finalize waits for native work to notice cancellation before
+/// it gives up waiting (the memory that work touches is then kept alive,
+/// never freed under it). PECLET_FINALIZE_TIMEOUT_MS overrides.
+inline std::chrono::milliseconds finalizeTimeout() noexcept {
+  static const long ms = [] {
+    const char* v = std::getenv("PECLET_FINALIZE_TIMEOUT_MS");
+    long n = v ? std::strtol(v, nullptr, 10) : 0;
+    return n > 0 ? n : 10000L;
+  }();
+  return std::chrono::milliseconds(ms);
+}
+
+}  // namespace peclet

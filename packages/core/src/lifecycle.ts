@@ -1,0 +1,178 @@
+import { cpuBudget } from './cpu-budget.js';
+import { ReleasedError, TeardownError } from './errors.js';
+import { Registry } from './registry.js';
+import { type FinalizeReason, traceFinalize, traceLine } from './trace.js';
+
+/** What the C++ kernel's `install()` exports under `__peclet`. */
+export interface NativeLifecycle {
+  readonly name: string;
+  configure(options: { threads: number; releasedError: typeof ReleasedError }): void;
+  stats(): NativeStats;
+}
+
+/** Counters of a native module in this thread, from its ledger and registry. */
+export interface NativeStats {
+  /** Live wrapped objects in this env. */
+  readonly liveObjects: number;
+  /** Live ledger allocations and bytes of this env. */
+  readonly liveAllocations: number;
+  readonly liveBytes: number;
+  /** Live bytes of the whole module (every env). */
+  readonly moduleLiveBytes: number;
+  /** Size of the host thread pool and whether it has started. */
+  readonly threads: number;
+  readonly poolStarted: boolean;
+  /** Envs (threads) using the module. */
+  readonly envs: number;
+  readonly workInFlight: number;
+  readonly finalized: boolean;
+  readonly runtimeFinalized: boolean;
+}
+
+/** The exports of an addon built on the kernel (`peclet::install`). */
+export interface NativeBinding {
+  finalize(reason?: FinalizeReason, alsoReleased?: number): number | undefined;
+  readonly executionSpace: string;
+  readonly __peclet: NativeLifecycle;
+}
+
+/** Options of {@link defineModule}. */
+export interface ModuleOptions {
+  /** Module name in errors and the trace (`peclet:<name> ...`). */
+  readonly name: string;
+  /** The module's addon, when it has one. */
+  readonly native?: NativeBinding;
+  /** Where it computes when there is no addon (default `host`). */
+  readonly executionSpace?: string;
+  /** Host threads (default {@link cpuBudget}). */
+  readonly threads?: number;
+}
+
+interface ModuleSet {
+  readonly modules: Set<PecletModule>;
+}
+
+// Shared through the global object so that every copy of this package in a
+// thread (its ESM and CJS builds) sees every module: handleSignals() must
+// finalize them all.
+const globalKey = Symbol.for('peclet.modules');
+function moduleSet(): ModuleSet {
+  const g = globalThis as unknown as Record<symbol, ModuleSet | undefined>;
+  let set = g[globalKey];
+  if (set === undefined) {
+    set = { modules: new Set() };
+    g[globalKey] = set;
+  }
+  return set;
+}
+
+/** Every module defined in this thread that is not yet finalized, oldest first. */
+export function liveModules(): PecletModule[] {
+  return [...moduleSet().modules];
+}
+
+/**
+ * The lifecycle of one module in the current thread (main or worker): its
+ * registry, its addon, and its finalize. Get one with {@link defineModule}.
+ */
+export class PecletModule {
+  readonly name: string;
+  /** Live TypeScript-side releasables of this module in this thread. */
+  readonly registry: Registry;
+  readonly #native: NativeBinding | undefined;
+  readonly #executionSpace: string;
+  #finalized = false;
+  readonly #onExit: () => void;
+
+  constructor(options: ModuleOptions) {
+    if (typeof options?.name !== 'string' || options.name === '') {
+      throw new TypeError('defineModule(options): options.name must be a non-empty string');
+    }
+    this.name = options.name;
+    this.registry = new Registry(options.name);
+    this.#native = options.native;
+    this.#executionSpace = options.native?.executionSpace ?? options.executionSpace ?? 'host';
+    this.#native?.__peclet.configure({ threads: options.threads ?? cpuBudget(), releasedError: ReleasedError });
+    this.#onExit = () => this.#finalizeAtExit('exit');
+    process.on('exit', this.#onExit);
+    moduleSet().modules.add(this);
+  }
+
+  /** Where the module computes (`host` for the CPU thread pool). */
+  get executionSpace(): string {
+    return this.#executionSpace;
+  }
+
+  /** True once {@link finalize} ran (explicitly or at exit). */
+  get finalized(): boolean {
+    return this.#finalized;
+  }
+
+  /** Native counters (live objects, ledger bytes, pool), or undefined without an addon. */
+  stats(): NativeStats | undefined {
+    return this.#native?.__peclet.stats();
+  }
+
+  /**
+   * Releases every object of this module in this thread (TypeScript ones,
+   * then native ones newest first), stops in-flight work, joins threads and
+   * finalizes the runtime with the last thread using it. Idempotent.
+   * Throws a {@link TeardownError} if a release failed; every release is
+   * attempted first.
+   */
+  finalize(): void {
+    this.finalizeFor('explicit');
+  }
+
+  /** @internal Finalize with a reason (`signal` from handleSignals). */
+  finalizeFor(reason: FinalizeReason): void {
+    if (this.#finalized) return;
+    this.#finalized = true;
+    moduleSet().modules.delete(this);
+    process.removeListener('exit', this.#onExit);
+    const { released, failures } = this.registry.releaseAll('finalize()');
+    if (this.#native !== undefined) {
+      this.#native.finalize(reason, released);
+    } else {
+      traceFinalize(this.name, reason, released, 0);
+    }
+    if (failures.length > 0) throw new TeardownError(failures, `finalize() of module ${this.name}`);
+  }
+
+  /** Throws {@link ReleasedError} when the module was finalized: call before creating an object. */
+  assertLive(what: string): void {
+    if (this.#finalized) {
+      throw new ReleasedError(
+        `cannot create ${what}: module ${this.name} was finalized by finalize() and no new work may start`,
+        { module: this.name, className: what, releasedBy: 'finalize()' },
+      );
+    }
+  }
+
+  // An exit listener must not throw: report and go on, so the process keeps
+  // the exit status it was ending with.
+  #finalizeAtExit(reason: FinalizeReason): void {
+    try {
+      this.finalizeFor(reason);
+    } catch (error) {
+      traceLine(`peclet:${this.name} ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+/**
+ * What a package calls once at load to get its module object. It wires the
+ * `exit` listener of the current thread and passes the CPU budget to the
+ * addon; it installs no signal handler and starts no thread.
+ *
+ * @example
+ * ```ts
+ * const native = loadAddon();               // exports of peclet::install()
+ * const mod = defineModule({ name: 'voro', native });
+ * export const finalize = () => mod.finalize();
+ * export const executionSpace = mod.executionSpace;
+ * ```
+ */
+export function defineModule(options: ModuleOptions): PecletModule {
+  return new PecletModule(options);
+}

@@ -1,0 +1,153 @@
+import { ReleasedError, type TeardownFailure } from './errors.js';
+import { traceRelease } from './trace.js';
+
+/**
+ * An object that owns releasable state. Subclasses implement
+ * {@link Releasable.releaseResources}; `release()` is idempotent, works with
+ * `using`, and afterwards {@link Releasable.assertLive} throws a
+ * {@link ReleasedError} naming the class and what released it.
+ *
+ * @example
+ * ```ts
+ * class Scratch extends Releasable {
+ *   #buffer = new Float64Array(1024);
+ *   constructor() { super(mod.registry); }
+ *   sum() { this.assertLive(); return this.#buffer.reduce((a, b) => a + b, 0); }
+ *   protected releaseResources() { this.#buffer = new Float64Array(0); }
+ * }
+ * { using s = new Scratch(); s.sum(); } // released here
+ * ```
+ */
+export abstract class Releasable implements Disposable {
+  readonly #registry: Registry;
+  #releasedBy: string | undefined;
+  /** Id in its module (`<Class>#<id>` in errors and the trace). */
+  readonly id: number;
+
+  constructor(registry: Registry) {
+    this.#registry = registry;
+    this.id = registry.add(this);
+  }
+
+  /** Class name used in errors and the trace; defaults to the constructor's name. */
+  get className(): string {
+    return this.constructor.name;
+  }
+
+  get released(): boolean {
+    return this.#releasedBy !== undefined;
+  }
+
+  /** Drops the state this object owns. Idempotent. */
+  release(): void {
+    this.releaseBy('release()');
+  }
+
+  [Symbol.dispose](): void {
+    this.release();
+  }
+
+  /** Throws {@link ReleasedError} if the object was released. */
+  protected assertLive(): void {
+    if (this.#releasedBy !== undefined) {
+      throw new ReleasedError(
+        `${this.className}#${this.id} of module ${this.#registry.module} was released by ${this.#releasedBy}`,
+        { module: this.#registry.module, className: this.className, releasedBy: this.#releasedBy },
+      );
+    }
+  }
+
+  /** Frees what the object owns. Called once. */
+  protected abstract releaseResources(): void;
+
+  /** @internal Used by the registry; `by` is `release()` or `finalize()`. */
+  releaseBy(by: string): void {
+    if (this.#releasedBy !== undefined) return;
+    this.#releasedBy = by;
+    this.#registry.delete(this);
+    try {
+      this.releaseResources();
+    } finally {
+      traceRelease(this.#registry.module, this.className, this.id);
+    }
+  }
+}
+
+/** A function run after a registry's objects are released (for classes with registries of their own). */
+export type ReleaseHook = () => void;
+
+/**
+ * The live releasable objects of one module in one thread. It holds them
+ * weakly — registering never keeps an object alive — and releases them
+ * newest first at finalize, then runs the release hooks (newest first too).
+ */
+export class Registry {
+  readonly module: string;
+  readonly #live = new Map<number, WeakRef<Releasable>>();
+  readonly #hooks: { label: string; hook: ReleaseHook }[] = [];
+  readonly #collected = new FinalizationRegistry<number>((id) => this.#live.delete(id));
+  #nextId = 0;
+
+  constructor(module: string) {
+    this.module = module;
+  }
+
+  /** Number of live objects. */
+  get size(): number {
+    return this.#live.size;
+  }
+
+  /** Registers an object; returns its id. */
+  add(object: Releasable): number {
+    const id = ++this.#nextId;
+    this.#live.set(id, new WeakRef(object));
+    this.#collected.register(object, id, object);
+    return id;
+  }
+
+  /** Forgets an object (it was released). */
+  delete(object: Releasable): void {
+    this.#live.delete(object.id);
+    this.#collected.unregister(object);
+  }
+
+  /** Adds a release hook; returns a function that removes it. */
+  onRelease(label: string, hook: ReleaseHook): () => void {
+    const entry = { label, hook };
+    this.#hooks.push(entry);
+    return () => {
+      const i = this.#hooks.indexOf(entry);
+      if (i >= 0) this.#hooks.splice(i, 1);
+    };
+  }
+
+  /**
+   * Releases every live object newest first, then runs the release hooks;
+   * every release is attempted. Returns how many were released and what failed.
+   */
+  releaseAll(by = 'finalize()'): { released: number; failures: TeardownFailure[] } {
+    const failures: TeardownFailure[] = [];
+    let released = 0;
+    const refs = [...this.#live.values()];
+    for (let i = refs.length - 1; i >= 0; i--) {
+      const object = refs[i]?.deref();
+      if (object === undefined || object.released) continue;
+      try {
+        object.releaseBy(by);
+      } catch (cause) {
+        failures.push({ label: `${object.className}#${object.id}`, cause });
+      }
+      released++;
+    }
+    this.#live.clear();
+    for (let i = this.#hooks.length - 1; i >= 0; i--) {
+      const entry = this.#hooks[i] as { label: string; hook: ReleaseHook };
+      try {
+        entry.hook();
+      } catch (cause) {
+        failures.push({ label: entry.label, cause });
+      }
+    }
+    return { released, failures };
+  }
+}
