@@ -7,6 +7,7 @@ import { type FinalizeReason, traceFinalize, traceLine } from './trace.js';
 export interface NativeLifecycle {
   readonly name: string;
   configure(options: { threads: number; releasedError: typeof ReleasedError }): void;
+  nextId(): number;
   stats(): NativeStats;
 }
 
@@ -89,8 +90,9 @@ export class PecletModule {
       throw new TypeError('defineModule(options): options.name must be a non-empty string');
     }
     this.name = options.name;
-    this.registry = new Registry(options.name);
     this.#native = options.native;
+    const native = this.#native;
+    this.registry = new Registry(options.name, native ? () => native.__peclet.nextId() : undefined);
     this.#executionSpace = options.native?.executionSpace ?? options.executionSpace ?? 'host';
     this.#native?.__peclet.configure({ threads: options.threads ?? cpuBudget(), releasedError: ReleasedError });
     this.#onExit = () => this.#finalizeAtExit('exit');

@@ -86,10 +86,17 @@ export class Registry {
   readonly #live = new Map<number, WeakRef<Releasable>>();
   readonly #hooks: { label: string; hook: ReleaseHook }[] = [];
   readonly #collected = new FinalizationRegistry<number>((id) => this.#live.delete(id));
-  #nextId = 0;
+  readonly #nextId: () => number;
 
-  constructor(module: string) {
+  /**
+   * @param module name used in errors and the trace.
+   * @param nextId source of object ids; a module with an addon shares the
+   *   addon's counter so ids are unique across both halves.
+   */
+  constructor(module: string, nextId?: () => number) {
     this.module = module;
+    let counter = 0;
+    this.#nextId = nextId ?? (() => ++counter);
   }
 
   /** Number of live objects. */
@@ -99,7 +106,7 @@ export class Registry {
 
   /** Registers an object; returns its id. */
   add(object: Releasable): number {
-    const id = ++this.#nextId;
+    const id = this.#nextId();
     this.#live.set(id, new WeakRef(object));
     this.#collected.register(object, id, object);
     return id;

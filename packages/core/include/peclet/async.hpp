@@ -1,6 +1,6 @@
-// Tracked async work: a Napi::AsyncWorker whose native part runs off the JS
-// thread and is known to the kernel, so finalize can cancel it and wait
-// (bounded) for it before freeing anything it touches.
+// Tracked async work: native work that runs off the JS thread and is known
+// to the kernel, so finalize can cancel it and wait (bounded) for it before
+// freeing anything it touches. Settles a Promise on the JS thread.
 #pragma once
 
 #include <napi.h>
@@ -20,6 +20,7 @@ namespace peclet {
 ///   Sum(Napi::Env env, std::shared_ptr<Data> d) : TrackedWork(env, "Sum"), d_(std::move(d)) {}
 ///   void Run() override { parallelFor(d_->n, 4096, [&](size_t b, size_t e, unsigned) { ... }); }
 ///   Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, d_->sum); }
+///   void releaseState() noexcept override { d_.reset(); }
 /// };
 /// return (new Sum(env, data))->Start();  // { promise, cancel }
 /// ```
@@ -27,23 +28,32 @@ namespace peclet {
 /// Keep what Run() touches alive through shared ownership (a shared_ptr to
 /// the object's native state): release() then only drops the object's own
 /// reference, and a work that outlives the finalize wait never sees freed memory.
-class TrackedWork : public Napi::AsyncWorker {
+///
+/// Run() executes on the module's executor thread, not on libuv's pool: Node
+/// waits for libuv requests of a terminated worker before its cleanup hooks,
+/// so work there could not be cancelled by them.
+class TrackedWork {
  public:
   TrackedWork(Napi::Env env, const char* name)
-      : Napi::AsyncWorker(env, name),
+      : env_(env),
         state_(envState(env)),
         work_(std::make_shared<EnvState::Work>()),
         deferred_(Napi::Promise::Deferred::New(env)),
         name_(name) {
     if (state_->exiting()) throw state_->finalizedError(name);
+    work_->dropState = [this] { releaseState(); };
   }
+  TrackedWork(const TrackedWork&) = delete;
+  TrackedWork& operator=(const TrackedWork&) = delete;
+  virtual ~TrackedWork() { work_->dropState = nullptr; }
 
-  /// Queues the work; returns `{ promise, cancel }` where `cancel()` asks
-  /// the work to stop (its promise then rejects with a cancellation error).
+  /// Queues the work and hands its ownership to the kernel; returns
+  /// `{ promise, cancel }` where `cancel()` asks the work to stop (its
+  /// promise then rejects with code PECLET_CANCELLED).
   Napi::Object Start() {
-    Napi::Env env = Env();
-    state_->addWork(work_);
-    runtime().workStarted();
+    std::unique_ptr<TrackedWork> self(this);
+    Napi::Env env = env_;
+    state_->completions(env, &TrackedWork::completeOnJsThread);
     std::shared_ptr<EnvState::Work> work = work_;
     Napi::Object handle = Napi::Object::New(env);
     handle.Set("promise", deferred_.Promise());
@@ -51,7 +61,11 @@ class TrackedWork : public Napi::AsyncWorker {
                  work->cancel = true;
                  return info.Env().Undefined();
                }));
-    Queue();
+    state_->addWork(work_);
+    state_->workPending(env, +1);
+    runtime().workStarted();
+    TrackedWork* raw = self.release();
+    runtime().executor().post([raw] { raw->execute(); });
     return handle;
   }
 
@@ -64,6 +78,9 @@ class TrackedWork : public Napi::AsyncWorker {
   virtual void Run() = 0;
   /// The resolved value, on the JS thread.
   virtual Napi::Value Result(Napi::Env env) { return env.Undefined(); }
+  /// Drops the native state the work holds (its shared_ptrs). Called by
+  /// finalize after Run() returned, when the completion may never run.
+  virtual void releaseState() noexcept {}
 
   /// Parallel loop on the module's thread pool that stops on cancellation.
   bool parallelFor(std::size_t count, std::size_t grain, const ParallelBody& body, unsigned threads = 0) {
@@ -71,52 +88,62 @@ class TrackedWork : public Napi::AsyncWorker {
   }
 
  private:
-  void Execute() final {
+  void execute() noexcept {
     try {
       if (!cancelled()) Run();
     } catch (const std::bad_alloc&) {
-      SetError(std::string(name_) + ": out of memory");
+      error_ = std::string(name_) + ": out of memory";
     } catch (const std::exception& e) {
-      SetError(e.what());
+      error_ = e.what();
     } catch (...) {
-      SetError(std::string(name_) + ": unknown native error");
+      error_ = std::string(name_) + ": unknown native error";
     }
     wasCancelled_ = cancelled();
+    std::shared_ptr<EnvState> state = state_;  // this may be deleted once posted
     work_->done = true;
+    bool posted = state->complete(this);
     runtime().workFinished();
+    // Not posted: the env is being torn down and this object is abandoned;
+    // its memory is reclaimed with the process (or the thread's heap).
+    (void)posted;
   }
 
-  // Completion runs on the JS thread, except while an env is torn down:
-  // then no JS may run, so the promise is left alone.
-  void OnWorkComplete(Napi::Env env, napi_status status) override {
-    if (state_->inCleanup() || status == napi_cancelled) {
-      work_->done = true;
-      return;  // leaked on purpose: deleting handles during teardown is unsafe
-    }
+  // On the JS thread; env is null while the env is torn down (then no JS).
+  static void completeOnJsThread(napi_env env, napi_value, void*, void* data) {
+    std::unique_ptr<TrackedWork> self(static_cast<TrackedWork*>(data));
+    if (env == nullptr || self->state_->inCleanup()) return;
+    // Every Node-API call may fail in an env that is stopping (and
+    // node-addon-api then throws): nothing may escape into Node.
     try {
       Napi::HandleScope scope(env);
-      if (wasCancelled_) {
-        std::string why = state_->finalized() ? "cancelled: module " + state_->module() + " was finalized by finalize()"
-                                              : std::string("cancelled");
-        Napi::Error err = Napi::Error::New(env, std::string(name_) + " " + why);
-        err.Set("code", Napi::String::New(env, "PECLET_CANCELLED"));
-        deferred_.Reject(err.Value());
-      } else if (!error_.empty()) {
-        deferred_.Reject(Napi::Error::New(env, error_).Value());
-      } else {
-        deferred_.Resolve(Result(env));
-      }
-    } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
+      self->state_->workPending(env, -1);
+      self->settle(Napi::Env(env));
     } catch (...) {
     }
-    Destroy();
   }
 
-  void OnError(const Napi::Error&) final {}
-  void OnOK() final {}
-  void SetError(const std::string& error) { error_ = error; }
+  void settle(Napi::Env env) {
+    if (wasCancelled_ || state_->finalized()) {
+      std::string why = state_->finalized() ? "cancelled: module " + state_->module() + " was finalized by finalize()"
+                                            : std::string("cancelled");
+      Napi::Error err = Napi::Error::New(env, std::string(name_) + " " + why);
+      err.Set("code", Napi::String::New(env, "PECLET_CANCELLED"));
+      deferred_.Reject(err.Value());
+    } else if (!error_.empty()) {
+      deferred_.Reject(Napi::Error::New(env, error_).Value());
+    } else {
+      Napi::Value result;
+      try {
+        result = Result(env);
+      } catch (const Napi::Error& e) {
+        deferred_.Reject(e.Value());
+        return;
+      }
+      deferred_.Resolve(result);
+    }
+  }
 
+  Napi::Env env_;
   std::shared_ptr<EnvState> state_;
   std::shared_ptr<EnvState::Work> work_;
   Napi::Promise::Deferred deferred_;

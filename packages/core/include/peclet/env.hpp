@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -215,6 +217,9 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   struct Work {
     std::atomic<bool> cancel{false};
     std::atomic<bool> done{false};
+    // Drops what the work holds of native state; set while the work object
+    // lives, called by finalize once the work is done or abandoned.
+    std::function<void()> dropState;
   };
   void addWork(const std::shared_ptr<Work>& w) {
     works_.erase(std::remove_if(works_.begin(), works_.end(), [](const std::shared_ptr<Work>& x) { return x->done.load(); }),
@@ -238,6 +243,11 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
           return true;
         },
         finalizeTimeout());
+    // Work that finished but whose completion never ran (the event loop
+    // stopped) would keep native state alive past finalize: drop it now.
+    for (auto& w : works_) {
+      if (w->done && w->dropState) w->dropState();
+    }
     std::size_t released = alsoReleased;
     const char* by = "finalize()";
     while (Releasable* r = registry_.newest()) released += release(r, by, jsEnv);
@@ -247,7 +257,54 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     return released;
   }
 
-  void enterCleanup() noexcept { inCleanup_ = true; }
+  /// Marks the start of env teardown: no handle work from here on, and the
+  /// completion channel is closed to the executor thread.
+  void enterCleanup() noexcept {
+    inCleanup_ = true;
+    std::lock_guard<std::mutex> lock(completionMutex_);
+    completionsClosed_ = true;
+  }
+
+  /// The channel that brings finished async work back to this env's JS
+  /// thread. Created on first use; the env cleanup hook is then registered
+  /// again so that it runs *before* the channel's own cleanup (hooks run
+  /// last-in, first-out) and can still wait for work that uses it.
+  napi_threadsafe_function completions(napi_env env, napi_threadsafe_function_call_js callJs) {
+    if (completions_ != nullptr) return completions_;
+    napi_value name = nullptr;
+    napi_create_string_utf8(env, "peclet.completions", NAPI_AUTO_LENGTH, &name);
+    napi_status status =
+        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, nullptr, callJs, &completions_);
+    if (status != napi_ok) throw Napi::Error::New(Napi::Env(env), "peclet: cannot create the completion channel");
+    napi_unref_threadsafe_function(env, completions_);
+    if (cleanupHook_ != nullptr) {
+      napi_remove_env_cleanup_hook(env, cleanupHook_, cleanupArg_);
+      napi_add_env_cleanup_hook(env, cleanupHook_, cleanupArg_);
+    }
+    return completions_;
+  }
+
+  /// Posts finished work to the JS thread; false once the env is torn down
+  /// (the caller then keeps the work: nothing may run it any more).
+  bool complete(void* work) noexcept {
+    std::lock_guard<std::mutex> lock(completionMutex_);
+    if (completionsClosed_ || completions_ == nullptr) return false;
+    return napi_call_threadsafe_function(completions_, work, napi_tsfn_nonblocking) == napi_ok;
+  }
+
+  /// Keeps the event loop alive while work is pending (JS thread only).
+  void workPending(napi_env env, int delta) {
+    pending_ += delta;
+    if (completions_ == nullptr) return;
+    if (delta > 0 && pending_ == 1) napi_ref_threadsafe_function(env, completions_);
+    if (delta < 0 && pending_ == 0) napi_unref_threadsafe_function(env, completions_);
+  }
+
+  /// Remembers the cleanup hook so completions() can re-register it.
+  void setCleanupHook(void (*hook)(void*), void* arg) noexcept {
+    cleanupHook_ = hook;
+    cleanupArg_ = arg;
+  }
 
  private:
   Napi::Error makeReleasedError(const std::string& message, const std::string& className,
@@ -280,6 +337,12 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   bool finalized_ = false;
   bool exiting_ = false;
   bool inCleanup_ = false;
+  napi_threadsafe_function completions_ = nullptr;
+  std::mutex completionMutex_;
+  bool completionsClosed_ = false;
+  int pending_ = 0;
+  void (*cleanupHook_)(void*) = nullptr;
+  void* cleanupArg_ = nullptr;
 };
 
 /// The state of this module in `env` (set by install()).

@@ -61,7 +61,9 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
   runtime().setName(info.name);
   auto state = std::make_shared<EnvState>(env, info.name, info.executionSpace);
   env.SetInstanceData<std::shared_ptr<EnvState>>(new std::shared_ptr<EnvState>(state));
-  napi_add_env_cleanup_hook(env, detail::cleanupHook, new std::shared_ptr<EnvState>(state));
+  auto* hookArg = new std::shared_ptr<EnvState>(state);
+  state->setCleanupHook(detail::cleanupHook, hookArg);
+  napi_add_env_cleanup_hook(env, detail::cleanupHook, hookArg);
 
   exports.Set("finalize", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 auto s = envState(info.Env());
@@ -83,6 +85,10 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
                   Napi::Value cls = o.Get("releasedError");
                   if (cls.IsFunction()) s->setReleasedErrorClass(cls.As<Napi::Function>());
                   return info.Env().Undefined();
+                }));
+  // Object ids are shared by both halves, so `<Class>#<id>` names one object per module.
+  lifecycle.Set("nextId", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  return Napi::Number::New(info.Env(), static_cast<double>(runtime().nextObjectId()));
                 }));
   lifecycle.Set("stats", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                   auto s = envState(info.Env());

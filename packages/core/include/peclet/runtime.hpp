@@ -9,6 +9,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -39,6 +41,60 @@ inline unsigned defaultThreadCount() noexcept {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// One thread that runs a module's async work, one item at a time (each
+/// item parallelizes on the pool). Started on first use, joined at finalize.
+/// Async work runs here rather than on libuv's pool because Node waits for
+/// every libuv request of a worker being terminated *before* it runs the
+/// env's cleanup hooks — work there could never be told to stop.
+class Executor {
+ public:
+  Executor() = default;
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+  ~Executor() { stop(); }
+
+  void post(std::function<void()> task) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(task));
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    wake_.notify_one();
+  }
+
+  /// Runs what is queued (cancelled work returns at once), then joins.
+  void stop() noexcept {
+    std::thread thread;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      thread.swap(thread_);
+    }
+    wake_.notify_all();
+    if (thread.joinable()) thread.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = false;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      std::function<void()> task = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> queue_;
+  std::thread thread_;
+  bool stopping_ = false;
+};
+
 /// The runtime of one addon. Envs (the main thread, each worker) attach at
 /// load and detach at their finalize; the last one to go finalizes the
 /// runtime: latch exiting, wait for work, join the pool, close the ledger's
@@ -54,6 +110,7 @@ class ModuleRuntime {
   /// terminate the process.
   ~ModuleRuntime() {
     exiting_.store(true);
+    executor_.stop();
     pool_.stop();
   }
 
@@ -68,6 +125,7 @@ class ModuleRuntime {
   }
 
   ThreadPool& pool() noexcept { return pool_; }
+  Executor& executor() noexcept { return executor_; }
   Ledger& allocations() noexcept { return ledger(); }
 
   /// True once the runtime is finalizing: no new work may start.
@@ -98,6 +156,7 @@ class ModuleRuntime {
       exiting_.store(true, std::memory_order_release);
     }
     waitForWork(workTimeout);
+    executor_.stop();
     pool_.stop();
     allocations().finalizeGeneration();
     std::lock_guard<std::mutex> lock(mutex_);
@@ -148,6 +207,7 @@ class ModuleRuntime {
   std::condition_variable workDone_;
   std::string name_ = "addon";
   ThreadPool pool_;
+  Executor executor_;
   std::atomic<bool> exiting_{false};
   std::atomic<std::uint64_t> objectIds_{0};
   std::size_t envs_ = 0;

@@ -43,7 +43,9 @@ class RelaxWork : public peclet::TrackedWork {
   void Run() override {
     double* v = state_->values.data();
     const std::size_t n = state_->values.size();
-    if (!parallelFor(n, 256, [&](std::size_t b, std::size_t e, unsigned) {
+    // Chunks of about 1e6 square roots: cancellation is noticed within milliseconds.
+    const std::size_t grain = std::max<std::size_t>(1, 1000000 / std::max(1u, rounds_));
+    if (!parallelFor(n, grain, [&](std::size_t b, std::size_t e, unsigned) {
           for (std::size_t i = b; i < e; i++) v[i] = relax(v[i], rounds_);
         })) {
       return;  // cancelled: the promise rejects
@@ -52,6 +54,7 @@ class RelaxWork : public peclet::TrackedWork {
     sum_ = chunkedSum(peclet::runtime().pool(), v, n, [this] { return cancelled(); }, &done);
   }
   Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, sum_); }
+  void releaseState() noexcept override { state_.reset(); }
 
  private:
   std::shared_ptr<FieldState> state_;
