@@ -2,6 +2,7 @@
   'variables': {
     # PECLET_SANITIZE=1 builds with AddressSanitizer + UBSan (tests preload the runtime).
     'peclet_sanitize%': '<!(node -p "process.env.PECLET_SANITIZE === \'1\' ? 1 : 0")',
+    'peclet_exports_map%': '<!(node -p "require(\'path\').join(process.cwd(), \'exports.map\')")',
     'peclet_napi_include%': '<!(node -p "require(\'node-addon-api\').include_dir")',
   },
   'targets': [
@@ -17,6 +18,7 @@
         # become process-unique symbols on Linux and would be shared by addons.
         'cflags': ['-fvisibility=hidden'],
         'cflags_cc': ['-std=c++17', '-fexceptions', '-fvisibility=hidden', '-fvisibility-inlines-hidden'],
+        'ldflags': ['-Wl,--version-script=<(peclet_exports_map)'],
         'xcode_settings': {
           'GCC_ENABLE_CPP_EXCEPTIONS': 'YES',
           'GCC_SYMBOLS_PRIVATE_EXTERN': 'YES',
