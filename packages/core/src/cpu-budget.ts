@@ -98,7 +98,10 @@ function cgroupQuota(root: string): Quota | undefined {
     } else if (controllers.split(',').includes('cpu')) {
       for (const mount of [controllers, 'cpu', 'cpu,cpuacct']) {
         const base = join(root, 'sys/fs/cgroup', mount);
-        if (read(join(base, 'cpu.cfs_period_us')) === undefined && read(join(base, path, 'cpu.cfs_period_us')) === undefined)
+        if (
+          read(join(base, 'cpu.cfs_period_us')) === undefined &&
+          read(join(base, path, 'cpu.cfs_period_us')) === undefined
+        )
           continue;
         const v1 = walk(path, (dir) => v1Quota(join(base, dir)));
         if (v1 !== undefined && (best === undefined || v1 < best)) {

@@ -3,19 +3,25 @@
  *
  * @packageDocumentation
  */
-export { cpuBudget, cpuBudgetDetails, type CpuBudget, type CpuBudgetOptions, type CpuBudgetSource } from './cpu-budget.js';
-export { ReleasedError, TeardownError, type ReleasedErrorDetails, type TeardownFailure } from './errors.js';
+export {
+  type CpuBudget,
+  type CpuBudgetOptions,
+  type CpuBudgetSource,
+  cpuBudget,
+  cpuBudgetDetails,
+} from './cpu-budget.js';
+export { ReleasedError, type ReleasedErrorDetails, TeardownError, type TeardownFailure } from './errors.js';
 export {
   defineModule,
   liveModules,
-  PecletModule,
   type ModuleOptions,
   type NativeBinding,
   type NativeLifecycle,
   type NativeStats,
+  PecletModule,
 } from './lifecycle.js';
+export { type LoadAddonOptions, loadAddon } from './load.js';
 export { Registry, Releasable, type ReleaseHook } from './registry.js';
-export { handleSignals, type HandleSignalsOptions, type SignalHandling } from './signals.js';
-export { Teardown, type Resource } from './teardown.js';
-export { traceEnabled, type FinalizeReason } from './trace.js';
-export { loadAddon, type LoadAddonOptions } from './load.js';
+export { type HandleSignalsOptions, handleSignals, type SignalHandling } from './signals.js';
+export { type Resource, Teardown } from './teardown.js';
+export { type FinalizeReason, traceEnabled } from './trace.js';

@@ -28,5 +28,6 @@ export function traceRelease(module: string, className: string, id: number): voi
 export type FinalizeReason = 'explicit' | 'exit' | 'cleanup' | 'signal';
 
 export function traceFinalize(module: string, reason: FinalizeReason, released: number, liveBytes: number): void {
-  if (traceEnabled()) traceLine(`peclet:${module} finalize reason=${reason} released=${released} live-bytes=${liveBytes}`);
+  if (traceEnabled())
+    traceLine(`peclet:${module} finalize reason=${reason} released=${released} live-bytes=${liveBytes}`);
 }

@@ -1,14 +1,14 @@
 // Every row of the exit contract (shared/DESIGN.md), each in a real child
 // process: exact exit status or signal, no crash signature, and from the
 // trace every object released before its module finalized, ledger empty.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { exitPaths } from './exit-paths.mjs';
 import { assertCleanExit, fixtures, runNode } from './helpers.mjs';
 
 const scenario = join(fixtures, 'scenario.mjs');
-
 
 describe('exit contract on this Node', { concurrency: 2 }, () => {
   for (const [path, expected] of Object.entries(exitPaths)) {

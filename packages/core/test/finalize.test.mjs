@@ -1,7 +1,8 @@
 // Explicit finalize() and module independence, in child processes.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { assertCleanExit, fixtures, runNode } from './helpers.mjs';
 
 const script = join(fixtures, 'explicit-finalize.mjs');

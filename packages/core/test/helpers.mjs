@@ -1,7 +1,8 @@
 // Shared by the child-process tests: run a script in a fresh process and
 // read its exit status, signal, stdout and teardown trace.
-import { spawn } from 'node:child_process';
+
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +17,11 @@ export const crashSignature =
  * Runs `node <script> ...args` with the trace on; resolves with its result.
  * A child that outlives `timeoutMs` is killed and reported as a hang.
  */
-export function runNode(script, args = [], { env = {}, timeoutMs = 60_000, nodeArgs = [], command = process.execPath } = {}) {
+export function runNode(
+  script,
+  args = [],
+  { env = {}, timeoutMs = 60_000, nodeArgs = [], command = process.execPath } = {},
+) {
   return new Promise((resolve) => {
     const child = spawn(command, [...nodeArgs, script, ...args], {
       env: { ...process.env, PECLET_TEARDOWN_TRACE: '1', ...env },

@@ -1,19 +1,20 @@
 // The TypeScript runtime in process: Teardown, Registry/Releasable, errors,
 // cpuBudget against fixture cgroup files.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { transformSync } from 'esbuild';
 import {
+  cpuBudget,
+  cpuBudgetDetails,
+  defineModule,
   Registry,
   Releasable,
   ReleasedError,
   Teardown,
   TeardownError,
-  cpuBudget,
-  cpuBudgetDetails,
-  defineModule,
 } from '../dist/index.js';
-import { transformSync } from 'esbuild';
 import { fixtures, runNode } from './helpers.mjs';
 
 // Node 20 cannot parse `using`; compile the block the way TypeScript users'
@@ -123,7 +124,13 @@ describe('Registry and Releasable', () => {
     b.release();
     assert.equal(b.freed, 1);
     assert.equal(registry.size, 0);
-    assert.throws(() => b.read(), (e) => e instanceof ReleasedError && e instanceof TypeError && /Buffer#1 of module unit was released by release\(\)/.test(e.message));
+    assert.throws(
+      () => b.read(),
+      (e) =>
+        e instanceof ReleasedError &&
+        e instanceof TypeError &&
+        /Buffer#1 of module unit was released by release\(\)/.test(e.message),
+    );
   });
 
   it('using releases at the end of the block', () => {
@@ -175,7 +182,10 @@ describe('Registry and Releasable', () => {
     const ok = new Buffer(mod.registry);
     new Buffer(mod.registry, true);
     assert.equal(mod.executionSpace, 'host');
-    assert.throws(() => mod.finalize(), (e) => e instanceof TeardownError && e.failures.length === 1);
+    assert.throws(
+      () => mod.finalize(),
+      (e) => e instanceof TeardownError && e.failures.length === 1,
+    );
     assert.equal(ok.released, true);
     assert.equal(mod.finalized, true);
     mod.finalize(); // idempotent, nothing left to fail

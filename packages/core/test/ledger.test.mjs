@@ -1,9 +1,10 @@
 // The allocation ledger's detector, proven on a deliberately wrong addon,
 // and the symbol hygiene that keeps two addons' kernels apart.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { fixtures, here, runNode } from './helpers.mjs';
 
 const script = join(fixtures, 'wrong-order.mjs');

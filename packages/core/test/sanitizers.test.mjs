@@ -1,11 +1,12 @@
 // The test addon's exit tests under AddressSanitizer + UBSan: the addon is
 // built again with PECLET_SANITIZE=1 into .sanitize/ and the sanitizer
 // runtimes are preloaded into node. Any report fails the run.
-import { before, describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
 import { exitPaths } from './exit-paths.mjs';
 import { assertCleanExit, fixtures, here, runNode } from './helpers.mjs';
 
@@ -18,7 +19,8 @@ describe('exit contract under ASan + UBSan', { concurrency: 2 }, () => {
   before(() => {
     rmSync(addonRoot, { recursive: true, force: true });
     mkdirSync(addonRoot, { recursive: true });
-    for (const entry of ['binding.gyp', 'src']) cpSync(join(core, 'test-addon', entry), join(addonRoot, entry), { recursive: true });
+    for (const entry of ['binding.gyp', 'src'])
+      cpSync(join(core, 'test-addon', entry), join(addonRoot, entry), { recursive: true });
     const build = spawnSync(process.execPath, [join(core, 'gyp', 'build.js'), 'rebuild', '-j', '2'], {
       cwd: addonRoot,
       env: { ...process.env, PECLET_SANITIZE: '1' },

@@ -27,10 +27,14 @@ enum class FinalizeReason { Explicit, Exit, Cleanup, Signal };
 
 inline const char* reasonName(FinalizeReason r) noexcept {
   switch (r) {
-    case FinalizeReason::Explicit: return "explicit";
-    case FinalizeReason::Exit: return "exit";
-    case FinalizeReason::Cleanup: return "cleanup";
-    case FinalizeReason::Signal: return "signal";
+    case FinalizeReason::Explicit:
+      return "explicit";
+    case FinalizeReason::Exit:
+      return "exit";
+    case FinalizeReason::Cleanup:
+      return "cleanup";
+    case FinalizeReason::Signal:
+      return "signal";
   }
   return "explicit";
 }
@@ -82,17 +86,23 @@ class Registry {
     r->registry_ = this;
     r->prev_ = tail_;
     r->next_ = nullptr;
-    if (tail_) tail_->next_ = r;
-    else head_ = r;
+    if (tail_)
+      tail_->next_ = r;
+    else
+      head_ = r;
     tail_ = r;
     size_++;
   }
   void remove(Releasable* r) noexcept {
     if (r->registry_ != this) return;
-    if (r->prev_) r->prev_->next_ = r->next_;
-    else head_ = r->next_;
-    if (r->next_) r->next_->prev_ = r->prev_;
-    else tail_ = r->prev_;
+    if (r->prev_)
+      r->prev_->next_ = r->next_;
+    else
+      head_ = r->next_;
+    if (r->next_)
+      r->next_->prev_ = r->prev_;
+    else
+      tail_ = r->prev_;
     r->prev_ = r->next_ = nullptr;
     r->registry_ = nullptr;
     size_--;
@@ -136,9 +146,7 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
 
   /// The ReleasedError class of the TypeScript half (set at load), so
   /// native errors are `instanceof ReleasedError`.
-  void setReleasedErrorClass(Napi::Function cls) {
-    napi_create_reference(env_, cls, 1, &releasedErrorClass_);
-  }
+  void setReleasedErrorClass(Napi::Function cls) { napi_create_reference(env_, cls, 1, &releasedErrorClass_); }
 
   /// Keeps a constructor so native code can create instances of a class.
   void setConstructor(const std::string& name, Napi::Function cls) {
@@ -222,8 +230,9 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     std::function<void()> dropState;
   };
   void addWork(const std::shared_ptr<Work>& w) {
-    works_.erase(std::remove_if(works_.begin(), works_.end(), [](const std::shared_ptr<Work>& x) { return x->done.load(); }),
-                 works_.end());
+    works_.erase(
+        std::remove_if(works_.begin(), works_.end(), [](const std::shared_ptr<Work>& x) { return x->done.load(); }),
+        works_.end());
     works_.push_back(w);
   }
 
@@ -273,8 +282,8 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     if (completions_ != nullptr) return completions_;
     napi_value name = nullptr;
     napi_create_string_utf8(env, "peclet.completions", NAPI_AUTO_LENGTH, &name);
-    napi_status status =
-        napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, nullptr, callJs, &completions_);
+    napi_status status = napi_create_threadsafe_function(env, nullptr, nullptr, name, 0, 1, nullptr, nullptr, nullptr,
+                                                         callJs, &completions_);
     if (status != napi_ok) throw Napi::Error::New(Napi::Env(env), "peclet: cannot create the completion channel");
     napi_unref_threadsafe_function(env, completions_);
     if (cleanupHook_ != nullptr) {
@@ -307,8 +316,7 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   }
 
  private:
-  Napi::Error makeReleasedError(const std::string& message, const std::string& className,
-                                const std::string& by) const {
+  Napi::Error makeReleasedError(const std::string& message, const std::string& className, const std::string& by) const {
     Napi::Env env(env_);
     if (releasedErrorClass_ != nullptr) {
       napi_value cls = nullptr;

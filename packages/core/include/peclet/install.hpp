@@ -67,7 +67,8 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
 
   exports.Set("finalize", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 auto s = envState(info.Env());
-                std::size_t also = info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().Uint32Value() : 0;
+                std::size_t also =
+                    info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().Uint32Value() : 0;
                 bool already = s->finalized();
                 std::size_t n = s->finalize(detail::parseReason(info[0]), info.Env(), also);
                 return already ? info.Env().Undefined() : Napi::Number::New(info.Env(), static_cast<double>(n));
@@ -78,7 +79,8 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
   lifecycle.Set("name", Napi::String::New(env, info.name));
   lifecycle.Set("configure", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                   auto s = envState(info.Env());
-                  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "configure(options)");
+                  if (info.Length() < 1 || !info[0].IsObject())
+                    throw Napi::TypeError::New(info.Env(), "configure(options)");
                   Napi::Object o = info[0].As<Napi::Object>();
                   Napi::Value threads = o.Get("threads");
                   if (threads.IsNumber()) runtime().pool().setSize(threads.As<Napi::Number>().Uint32Value());

@@ -78,8 +78,8 @@ class Ledger {
       module = module_;
     }
     if (late) {
-      std::string line = "peclet:" + module + " ledger: " + label + " (" + std::to_string(bytes) +
-                         " bytes) freed after finalize";
+      std::string line =
+          "peclet:" + module + " ledger: " + label + " (" + std::to_string(bytes) + " bytes) freed after finalize";
       traceLine(line);
       if (strict()) std::abort();
     }

@@ -5,8 +5,8 @@
 
 #include <napi.h>
 
-#include <memory>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -116,8 +116,8 @@ class Object : public Napi::ObjectWrap<T>, public Releasable {
   }
 
   template <typename E>
-  static Napi::TypedArrayOf<E> makeArray(Napi::Env env, std::shared_ptr<const void> owner, E* data,
-                                         std::size_t length, const std::shared_ptr<ExportRecord>& record) {
+  static Napi::TypedArrayOf<E> makeArray(Napi::Env env, std::shared_ptr<const void> owner, E* data, std::size_t length,
+                                         const std::shared_ptr<ExportRecord>& record) {
     const std::size_t bytes = length * sizeof(E);
     if (externalBuffersAllowed() && length > 0) {
       auto* hint = new std::shared_ptr<ExportRecord>(record);

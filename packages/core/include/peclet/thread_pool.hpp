@@ -104,9 +104,9 @@ class ThreadPool {
     const std::function<bool()>* cancel = nullptr;
     std::atomic<std::size_t> next{0};
     unsigned helpers = 0;
-    unsigned joined = 0;  // guarded by mutex_
-    unsigned finished = 0;  // guarded by mutex_
-    bool cancelled = false;  // guarded by mutex_
+    unsigned joined = 0;       // guarded by mutex_
+    unsigned finished = 0;     // guarded by mutex_
+    bool cancelled = false;    // guarded by mutex_
     std::exception_ptr error;  // guarded by mutex_
   };
 

@@ -51,7 +51,8 @@ class RelaxWork : public peclet::TrackedWork {
       return;  // cancelled: the promise rejects
     }
     bool done = false;
-    sum_ = chunkedSum(peclet::runtime().pool(), v, n, [this] { return cancelled(); }, &done);
+    sum_ = chunkedSum(
+        peclet::runtime().pool(), v, n, [this] { return cancelled(); }, &done);
   }
   Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, sum_); }
   void releaseState() noexcept override { state_.reset(); }
@@ -98,8 +99,8 @@ Napi::Value Field::Values(const Napi::CallbackInfo& info) {
 Napi::Value Field::Sum(const Napi::CallbackInfo& info) {
   auto& s = env();
   bool done = false;
-  double sum = chunkedSum(peclet::runtime().pool(), state_->values.data(), state_->values.size(),
-                          [&s] { return s.exiting(); }, &done);
+  double sum = chunkedSum(
+      peclet::runtime().pool(), state_->values.data(), state_->values.size(), [&s] { return s.exiting(); }, &done);
   return Napi::Number::New(info.Env(), sum);
 }
 

@@ -2,9 +2,8 @@
 // zero-copy view, synchronous and async parallel work.
 #pragma once
 
-#include <peclet/peclet.hpp>
-
 #include <memory>
+#include <peclet/peclet.hpp>
 #include <vector>
 
 namespace peclet_test {

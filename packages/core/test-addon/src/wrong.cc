@@ -1,9 +1,8 @@
 // A deliberately wrong addon: it keeps a ledger-tracked buffer in a static,
 // so the buffer is freed by a static destructor after the module finalized.
 // The ledger must report it (and abort under PECLET_STRICT=1).
-#include <peclet/peclet.hpp>
-
 #include <memory>
+#include <peclet/peclet.hpp>
 
 namespace {
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests need (reference tools, sanitizer
+# runtimes), once: nothing has to be installed by hand. Needs root (or sudo)
+# when something is missing; does nothing when all are present.
+set -euo pipefail
+
+packages=(g++ make python3 binutils)
+# voro's side-by-side tests build against voro++.
+[ -d "$(dirname "$0")/../packages/voro/native-test" ] && packages+=(voro++-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "system-deps: installing ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+elif command -v sudo >/dev/null; then
+  SUDO=(sudo)
+else
+  echo "system-deps: ${missing[*]} missing and not root; install them with apt-get" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
