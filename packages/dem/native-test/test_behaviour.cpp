@@ -1,0 +1,135 @@
+// Determinism, cancellation, escape policy, queries and a small deposition.
+#include <atomic>
+#include <cstring>
+
+#include "scenarios.hpp"
+#include "test_framework.hpp"
+#include "thread_pool.hpp"
+
+using namespace peclet::dem;
+using namespace peclet::dem::testing;
+
+namespace {
+
+std::vector<double> runGas(unsigned threads, unsigned workers, std::size_t steps) {
+  ThreadPool pool(threads);
+  SimulationOptions options = linearOptions(1e4, 0.7, 0.4);
+  options.box = {{0, 0, 0}, {10, 10, 10}};
+  options.periodic = {true, true, false};
+  options.gravity = {0, 0, -1};
+  options.parallelFor = pool.function();
+  options.workers = workers;
+  Simulation simulation(options);
+  addDenseGas(simulation, 600, 0.5, 1.0, 1.0, 11);
+  simulation.step(steps);
+  return std::vector<double>(simulation.positions(), simulation.positions() + 3 * 600);
+}
+
+}  // namespace
+
+TEST(results_are_deterministic_for_a_fixed_worker_count) {
+  const std::vector<double> a = runGas(2, 4, 3000);
+  const std::vector<double> b = runGas(3, 4, 3000);  // different scheduling, same chunks
+  const std::vector<double> c = runGas(1, 4, 3000);
+  CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  CHECK(std::memcmp(a.data(), c.data(), a.size() * sizeof(double)) == 0);
+}
+
+TEST(cancellation_between_steps) {
+  SimulationOptions options = linearOptions(1e4, 0.5, 0.5);
+  options.box = {{0, 0, 0}, {1, 1, 1}};
+  Simulation simulation(options);
+  addSphere(simulation, {0.5, 0.5, 0.5}, 0.01, 2500, {0.1, 0, 0});
+  std::atomic<bool> cancel{true};
+  StepReport report = simulation.step(100, &cancel);
+  CHECK(report.status == StepStatus::Cancelled && report.steps == 0);
+  cancel = false;
+  report = simulation.step(100, &cancel);
+  CHECK(report.status == StepStatus::Done && report.steps == 100);
+  CHECK(simulation.stepCount() == 100);
+}
+
+TEST(escaping_sphere_is_clamped_and_reported) {
+  SimulationOptions options = linearOptions(1e4, 0.5, 0.5);
+  options.box = {{0, 0, 0}, {1, 1, 1}};
+  options.walls[5] = false;  // open top
+  options.gravity = {0, 0, 0};
+  Simulation simulation(options);
+  addSphere(simulation, {0.5, 0.5, 0.5}, 0.01, 2500);
+  addSphere(simulation, {0.2, 0.2, 0.9}, 0.01, 2500, {0, 0, 1000});
+  const StepReport report = simulation.step(200);
+  CHECK(report.status == StepStatus::Done);
+  CHECK(report.clampedSpheres > 0 && report.firstClampedSphere == 1);
+  CHECK(simulation.positions()[5] == 1.0);
+  REPORT("clamped %zu times, sphere %td", report.clampedSpheres, report.firstClampedSphere);
+}
+
+TEST(packing_fraction_cuts_spheres_exactly) {
+  SimulationOptions options = linearOptions(1e4, 0.5, 0.5);
+  options.box = {{0, 0, 0}, {1, 1, 1}};
+  options.periodic = {true, false, false};
+  Simulation simulation(options);
+  const double r = 0.1, volume = 4.0 / 3.0 * kPi * r * r * r;
+  addSphere(simulation, {0.5, 0.5, 0.5}, r, 1000);
+  addSphere(simulation, {0.02, 0.3, 0.3}, r, 1000);  // straddles the periodic x face
+  CHECK_NEAR(simulation.packingFraction({0, 0, 0}, {1, 1, 1}), 2 * volume, 1e-15);
+  CHECK_NEAR(simulation.packingFraction({0.5, 0.5, 0}, {1, 1, 1}), volume, 1e-15);
+  // The image of the straddling sphere (centre x = 1.02) is cut by x ≤ 1.
+  CHECK_NEAR(simulation.packingFraction({0.9, 0.1, 0.1}, {1, 0.5, 0.5}) * 0.016,
+             sphereBoxVolume({1.02, 0.3, 0.3}, r, {0.9, 0.1, 0.1}, {1, 0.5, 0.5}), 1e-16);
+  CHECK_NEAR(simulation.packingFraction({0.5, 0.5, 0.5}, {0.6, 0.6, 0.6}) * 1e-3, volume / 8,
+             1e-16);
+  CHECK_NEAR(sphereBoxVolume({0, 0, 0}, 1.0, {0.3, -2, -2}, {2, 2, 2}),
+             kPi * 0.7 * 0.7 * 2.3 / 3.0, 1e-14);
+}
+
+TEST(contacts_and_coordination) {
+  SimulationOptions options = linearOptions(1e4, 0.5, 0.5);
+  options.box = {{0, 0, 0}, {1, 1, 1}};
+  options.gravity = {0, 0, 0};
+  Simulation simulation(options);
+  addSphere(simulation, {0.5, 0.5, 0.5}, 0.1, 1000);
+  addSphere(simulation, {0.69, 0.5, 0.5}, 0.1, 1000);
+  addSphere(simulation, {0.5, 0.71, 0.5}, 0.1, 1000);  // within the skin: listed, no contact
+  const auto contacts = simulation.contacts();
+  CHECK(contacts.size() == 1);
+  CHECK(contacts[0].first == 0 && contacts[0].second == 1);
+  CHECK_NEAR(contacts[0].overlap, 0.01, 1e-12);
+  CHECK_NEAR(simulation.coordinationNumber(), 2.0 / 3.0, 1e-15);
+}
+
+TEST(small_deposition_settles_without_overlap_at_insertion) {
+  ThreadPool pool(2);
+  SimulationOptions options = linearOptions(2000, 0.3, 0.5);
+  options.box = {{0, 0, 0}, {6, 6, 12}};
+  options.periodic = {true, true, false};
+  options.gravity = {0, 0, -1};
+  options.parallelFor = pool.function();
+  options.workers = 2;
+  Simulation simulation(options);
+  DepositOptions deposit;
+  deposit.count = 200;
+  deposit.radius.kind = RadiusDistributionKind::LogNormal;
+  deposit.radius.medianRadius = 0.5;
+  deposit.radius.logStandardDeviation = 0.15;
+  deposit.radius.minRadius = 0.35;
+  deposit.radius.maxRadius = 0.7;
+  deposit.density = 1.0;
+  deposit.seed = 42;
+  const DepositReport report = simulation.deposit(deposit);
+  CHECK(report.inserted == 200 && report.settled);
+  CHECK(report.stepping.clampedSpheres == 0);
+  double minRadius = 1, maxRadius = 0;
+  for (std::size_t i = 0; i < 200; ++i) {
+    minRadius = std::min(minRadius, simulation.radii()[i]);
+    maxRadius = std::max(maxRadius, simulation.radii()[i]);
+  }
+  CHECK(minRadius >= 0.35 && maxRadius <= 0.7);
+  REPORT("settled after %zu steps, KE/sphere %.3g, coordination %.2f", report.stepping.steps,
+         report.kineticEnergyPerSphere, simulation.coordinationNumber());
+  // A second deposit goes on top of the first bed.
+  deposit.count = 50;
+  deposit.seed = 43;
+  CHECK(simulation.deposit(deposit).settled);
+  CHECK(simulation.sphereCount() == 250);
+}

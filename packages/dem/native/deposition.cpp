@@ -1,0 +1,79 @@
+// Simulation::deposit: insertion above the bed, then settling under gravity.
+#include <algorithm>
+#include <cmath>
+
+#include "random_insertion.hpp"
+#include "simulation.hpp"
+#include "validation.hpp"
+
+namespace peclet::dem {
+
+DepositReport Simulation::deposit(const DepositOptions& options, const std::atomic<bool>* cancel) {
+  if (auto error = validateDepositOptions(options, options_)) throw DemError(*error);
+  std::mt19937_64 engine(options.seed);
+  const std::vector<double> radii = drawRadii(options.radius, options.count, engine);
+
+  Box region = options_.box;
+  if (!std::isnan(options.regionBottom)) {
+    region.min[2] = options.regionBottom;
+  } else {
+    // Just above the highest sphere of the existing bed.
+    for (std::size_t i = 0; i < count_; ++i)
+      region.min[2] = std::max(region.min[2], x_[3 * i + 2] + radius_[i]);
+  }
+  if (!std::isnan(options.regionTop)) region.max[2] = options.regionTop;
+  if (!(region.max[2] > region.min[2]))
+    throw DemError({ErrorKind::Range, "regionTop", -1,
+                    "the insertion region is empty: its top must lie above its bottom"});
+
+  std::vector<double> positions;
+  const Obstacles obstacles{x_.data(), radius_.data(), count_};
+  if (auto error = randomSequentialInsertion(radii, options_.box, options_.periodic, region,
+                                             obstacles, options.maxAttemptsPerSphere, engine,
+                                             positions))
+    throw DemError(*error);
+
+  SphereBatch batch;
+  batch.positions = positions.data();
+  batch.positionsLength = positions.size();
+  batch.radii = radii.data();
+  batch.radiiLength = radii.size();
+  batch.density = options.density;
+  addSpheres(batch);
+
+  double threshold = options.kineticEnergyThreshold;
+  if (std::isnan(threshold)) {
+    double meanMass = 0.0, meanDiameter = 0.0;
+    for (double r : radii) {
+      meanMass += options.density * 4.0 / 3.0 * 3.14159265358979323846 * r * r * r;
+      meanDiameter += 2.0 * r;
+    }
+    meanMass /= double(radii.size());
+    meanDiameter /= double(radii.size());
+    threshold = 1e-5 * meanMass * std::fabs(options_.gravity[2]) * meanDiameter;
+  }
+
+  DepositReport report;
+  report.inserted = radii.size();
+  std::size_t taken = 0;
+  while (taken < options.maxSteps) {
+    const std::size_t chunk = std::min(options.checkInterval, options.maxSteps - taken);
+    const StepReport stepping = step(chunk, cancel);
+    taken += stepping.steps;
+    report.stepping.steps = taken;
+    report.stepping.clampedSpheres += stepping.clampedSpheres;
+    if (report.stepping.firstClampedSphere < 0)
+      report.stepping.firstClampedSphere = stepping.firstClampedSphere;
+    report.stepping.status = stepping.status;
+    if (stepping.status != StepStatus::Done) break;
+    report.kineticEnergyPerSphere = translationalKineticEnergy() / double(count_);
+    if (report.kineticEnergyPerSphere < threshold) {
+      report.settled = true;
+      break;
+    }
+  }
+  report.kineticEnergyPerSphere = translationalKineticEnergy() / double(count_);
+  return report;
+}
+
+}  // namespace peclet::dem
