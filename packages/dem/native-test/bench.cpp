@@ -54,10 +54,10 @@ int prepare(const char* file) {
   deposit.radius.radius = 0.5;
   deposit.density = 1.0;
   deposit.seed = 7;
-  deposit.maxSteps = 6000;   // a fixed budget: the bed need not be at rest
+  deposit.maxSteps = 6000;  // a fixed budget: the bed need not be at rest
   const DepositReport report = simulation.deposit(deposit);
-  std::printf("prepared %zu spheres in %zu steps, KE/sphere %.3g\n", simulation.sphereCount(),
-              report.stepping.steps, report.kineticEnergyPerSphere);
+  std::printf("prepared %zu spheres in %zu steps, KE/sphere %.3g\n", simulation.sphereCount(), report.stepping.steps,
+              report.kineticEnergyPerSphere);
   std::ofstream out(file);
   out << "bed of " << kSpheres << " spheres for the DEM benchmark\n\n"
       << kSpheres << " atoms\n1 atom types\n\n"
@@ -66,8 +66,7 @@ int prepare(const char* file) {
   out.precision(17);
   for (std::size_t i = 0; i < simulation.sphereCount(); ++i) {
     const double* x = simulation.positions() + 3 * i;
-    out << i + 1 << " 1 " << 2 * simulation.radii()[i] << " 1 " << x[0] << ' ' << x[1] << ' '
-        << x[2] << "\n";
+    out << i + 1 << " 1 " << 2 * simulation.radii()[i] << " 1 " << x[0] << ' ' << x[1] << ' ' << x[2] << "\n";
   }
   return 0;
 }
@@ -110,9 +109,8 @@ int run(const char* file, unsigned threads, std::size_t steps) {
   const auto start = std::chrono::steady_clock::now();
   simulation.step(steps);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("threads %u, %zu steps in %.3f s, %llu rebuilds, coordination %.2f\n", threads,
-              steps, seconds, (unsigned long long)(simulation.rebuildCount() - rebuildsBefore),
-              simulation.coordinationNumber());
+  std::printf("threads %u, %zu steps in %.3f s, %llu rebuilds, coordination %.2f\n", threads, steps, seconds,
+              (unsigned long long)(simulation.rebuildCount() - rebuildsBefore), simulation.coordinationNumber());
   std::printf("particle-steps/s: %.6g\n", double(kSpheres) * double(steps) / seconds);
   return 0;
 }

@@ -69,13 +69,12 @@ Outcome depositBed(double friction, ThreadPool& pool) {
     }
   }
   outcome.bulkCoordination = double(total) / double(inside);
-  std::printf("friction %.1f: %zu steps (dt = %.3g, contact time %.3g), settled %s, %.1f s\n",
-              friction, outcome.steps, simulation.timestep().timestep,
-              simulation.timestep().contactTime, outcome.settled ? "yes" : "no", outcome.seconds);
-  std::printf("  bed top z = %.2f; bulk packing fraction (z in [%.1f, %.2f]) = %.4f\n", top, low,
-              high, outcome.bulkFraction);
-  std::printf("  coordination number: all spheres %.3f, bulk %.3f\n", outcome.coordination,
-              outcome.bulkCoordination);
+  std::printf("friction %.1f: %zu steps (dt = %.3g, contact time %.3g), settled %s, %.1f s\n", friction, outcome.steps,
+              simulation.timestep().timestep, simulation.timestep().contactTime, outcome.settled ? "yes" : "no",
+              outcome.seconds);
+  std::printf("  bed top z = %.2f; bulk packing fraction (z in [%.1f, %.2f]) = %.4f\n", top, low, high,
+              outcome.bulkFraction);
+  std::printf("  coordination number: all spheres %.3f, bulk %.3f\n", outcome.coordination, outcome.bulkCoordination);
   return outcome;
 }
 

@@ -12,8 +12,7 @@ namespace peclet::dem::testing {
 constexpr double kPi = 3.14159265358979323846;
 
 /// Adds one sphere with the given centre, radius, density and velocity.
-inline void addSphere(Simulation& simulation, Vec3 position, double radius, double density,
-                      Vec3 velocity = {0, 0, 0}) {
+inline void addSphere(Simulation& simulation, Vec3 position, double radius, double density, Vec3 velocity = {0, 0, 0}) {
   SphereBatch batch;
   batch.positions = position.data();
   batch.positionsLength = 3;
@@ -39,14 +38,13 @@ inline SimulationOptions linearOptions(double stiffness, double restitution, dou
 /// A dense gas: `count` spheres of radius `radius` placed by random
 /// sequential insertion in a fully periodic cube at solid fraction
 /// `fraction`, with Gaussian velocities (σ per component) and zero momentum.
-inline void addDenseGas(Simulation& simulation, std::size_t count, double radius,
-                        double density, double sigma, std::uint64_t seed) {
+inline void addDenseGas(Simulation& simulation, std::size_t count, double radius, double density, double sigma,
+                        std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   const std::vector<double> radii(count, radius);
   std::vector<double> positions;
   const Box& box = simulation.options().box;
-  auto error = randomSequentialInsertion(radii, box, simulation.options().periodic, box, {},
-                                         100000, engine, positions);
+  auto error = randomSequentialInsertion(radii, box, simulation.options().periodic, box, {}, 100000, engine, positions);
   if (error) throw DemError(*error);
   std::vector<double> velocities(3 * count);
   double mean[3] = {0, 0, 0};

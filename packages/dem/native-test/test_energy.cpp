@@ -34,12 +34,11 @@ TEST(elastic_gas_conserves_energy_and_momentum) {
     const Vec3 p = simulation.momentum();
     for (int d = 0; d < 3; ++d) worstMomentum = std::max(worstMomentum, std::fabs(p[d] - p0[d]));
   }
-  REPORT("N = %zu, phi = %.2f, dt = %.4g s (contact time / 50), 10^4 steps, %llu list rebuilds",
-         count, fraction, simulation.timestep().timestep,
-         (unsigned long long)simulation.rebuildCount());
+  REPORT("N = %zu, phi = %.2f, dt = %.4g s (contact time / 50), 10^4 steps, %llu list rebuilds", count, fraction,
+         simulation.timestep().timestep, (unsigned long long)simulation.rebuildCount());
   REPORT("mean contacts at samples: %.1f", contactsSeen / 100);
-  REPORT("max |E - E0| / E0 = %.3g; max |P - P0| = %.3g (sum m|v| = %.3g, ratio %.3g)", worst,
-         worstMomentum, scale, worstMomentum / scale);
+  REPORT("max |E - E0| / E0 = %.3g; max |P - P0| = %.3g (sum m|v| = %.3g, ratio %.3g)", worst, worstMomentum, scale,
+         worstMomentum / scale);
   CHECK(worst < 1e-4);
   CHECK(worstMomentum < 1e-12 * scale);
 }

@@ -44,8 +44,8 @@ TEST(incline_sticks_below_friction_angle_without_rotation) {
   const double mu = 0.5;
   for (double degrees : {10.0, 20.0, 26.0}) {  // tan θ < μ (26.57°)
     const InclineResult result = incline(degrees, mu, false);
-    REPORT("theta %.0f deg, tan %.3f < mu %.2f: final speed %.3g m/s, displacement %.3g m",
-           degrees, std::tan(degrees * kPi / 180), mu, result.speed, result.displacement);
+    REPORT("theta %.0f deg, tan %.3f < mu %.2f: final speed %.3g m/s, displacement %.3g m", degrees,
+           std::tan(degrees * kPi / 180), mu, result.speed, result.displacement);
     CHECK(std::fabs(result.speed) < 1e-6);
     CHECK(std::fabs(result.displacement) < 1e-9);  // stuck once the spring has loaded
   }
@@ -57,8 +57,8 @@ TEST(incline_slides_with_coulomb_acceleration_without_rotation) {
     const double theta = degrees * kPi / 180;
     const double expected = g * (std::sin(theta) - mu * std::cos(theta));
     const InclineResult result = incline(degrees, mu, false);
-    REPORT("theta %.0f deg: a = %.6f, g(sin - mu cos) = %.6f (error %.4f%%)", degrees,
-           result.acceleration, expected, 100 * (result.acceleration / expected - 1));
+    REPORT("theta %.0f deg: a = %.6f, g(sin - mu cos) = %.6f (error %.4f%%)", degrees, result.acceleration, expected,
+           100 * (result.acceleration / expected - 1));
     CHECK_NEAR(result.acceleration, expected, 0.01 * expected);
   }
 }
@@ -70,14 +70,14 @@ TEST(incline_rolls_or_slides_with_rotation) {
     const double theta = degrees * kPi / 180;
     const double expected = 5.0 / 7.0 * g * std::sin(theta);
     const InclineResult result = incline(degrees, mu, true);
-    REPORT("rolling, theta %.0f deg: a = %.6f, 5/7 g sin = %.6f (error %.4f%%)", degrees,
-           result.acceleration, expected, 100 * (result.acceleration / expected - 1));
+    REPORT("rolling, theta %.0f deg: a = %.6f, 5/7 g sin = %.6f (error %.4f%%)", degrees, result.acceleration, expected,
+           100 * (result.acceleration / expected - 1));
     CHECK_NEAR(result.acceleration, expected, 0.01 * expected);
   }
   const double theta = 65.0 * kPi / 180;  // tan 65° = 2.14 > 1.75
   const double expected = g * (std::sin(theta) - mu * std::cos(theta));
   const InclineResult result = incline(65.0, mu, true);
-  REPORT("sliding with rotation, theta 65 deg: a = %.6f, expected %.6f (error %.4f%%)",
-         result.acceleration, expected, 100 * (result.acceleration / expected - 1));
+  REPORT("sliding with rotation, theta 65 deg: a = %.6f, expected %.6f (error %.4f%%)", result.acceleration, expected,
+         100 * (result.acceleration / expected - 1));
   CHECK_NEAR(result.acceleration, expected, 0.01 * expected);
 }

@@ -14,8 +14,7 @@ int main() {
     std::fflush(stdout);
     try {
       test.body();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::printf("[ PASS ] %s (%.2f s)\n", test.name, seconds);
       ++passed;
     } catch (const Failure& failure) {

@@ -97,8 +97,7 @@ TEST(timestep_above_stability_limit_is_rejected_with_the_limit) {
   SimulationOptions options = boxOptions();
   options.timestep = 1e-2;
   Simulation simulation(options);
-  ValidationError error =
-      expectError([&] { addSphere(simulation, {0.5, 0.5, 0.5}, 0.01, 2500); });
+  ValidationError error = expectError([&] { addSphere(simulation, {0.5, 0.5, 0.5}, 0.01, 2500); });
   CHECK(error.argument == "timestep" && error.kind == ErrorKind::Range);
   CHECK(error.message.find("stability limit") != std::string::npos);
   REPORT("%s", error.message.c_str());

@@ -17,10 +17,9 @@ namespace peclet::dem::detail {
 /// Outputs the force on i and `arm` = normal × tangential force; the torque on
 /// each partner is −r·arm. Returns the normal force magnitude (signed).
 template <ContactModelKind Model, bool Friction>
-inline double contactForce(const ContactLaw& law, double dt, const double normal[3],
-                           double overlap, const double relative[3], const double spin[3],
-                           double reducedMass, double reducedRadius, double* shear,
-                           double force[3], double arm[3]) {
+inline double contactForce(const ContactLaw& law, double dt, const double normal[3], double overlap,
+                           const double relative[3], const double spin[3], double reducedMass, double reducedRadius,
+                           double* shear, double force[3], double arm[3]) {
   double kn, cn, kt = 0.0, ct = 0.0;
   if constexpr (Model == ContactModelKind::Linear) {
     const double rootMass = std::sqrt(reducedMass);
@@ -55,9 +54,8 @@ inline double contactForce(const ContactLaw& law, double dt, const double normal
     // Same idea for the Tsuji dashpot C·δ^{1/4}·dδ/dt: its impulse is
     // 4/5·C·Δ(δ^{5/4}). This matters because C·δ^{1/4} is steep at δ = 0.
     const double rate = -vn;
-    const double coefficient = law.hertzAlpha * std::sqrt(reducedMass * 4.0 / 3.0 *
-                                                          law.effectiveModulus *
-                                                          std::sqrt(reducedRadius));
+    const double coefficient =
+        law.hertzAlpha * std::sqrt(reducedMass * 4.0 / 3.0 * law.effectiveModulus * std::sqrt(reducedRadius));
     auto power = [](double d) { return d > 0.0 ? d * std::sqrt(std::sqrt(d)) : 0.0; };
     const double before = overlap - 0.5 * dt * rate, after = overlap + 0.5 * dt * rate;
     const double start = overlap - dt * rate > 0.0 ? power(before) : 0.0;
@@ -70,18 +68,16 @@ inline double contactForce(const ContactLaw& law, double dt, const double normal
   force[2] = fn * normal[2];
   if constexpr (Friction) {
     // Relative velocity of the contact points, tangential part.
-    const double vt[3] = {
-        relative[0] - vn * normal[0] - (spin[1] * normal[2] - spin[2] * normal[1]),
-        relative[1] - vn * normal[1] - (spin[2] * normal[0] - spin[0] * normal[2]),
-        relative[2] - vn * normal[2] - (spin[0] * normal[1] - spin[1] * normal[0])};
+    const double vt[3] = {relative[0] - vn * normal[0] - (spin[1] * normal[2] - spin[2] * normal[1]),
+                          relative[1] - vn * normal[1] - (spin[2] * normal[0] - spin[0] * normal[2]),
+                          relative[2] - vn * normal[2] - (spin[0] * normal[1] - spin[1] * normal[0])};
     double s[3] = {shear[0] + vt[0] * dt, shear[1] + vt[1] * dt, shear[2] + vt[2] * dt};
     // Keep the spring in the current tangent plane as the contact rolls.
     const double sn = s[0] * normal[0] + s[1] * normal[1] + s[2] * normal[2];
     s[0] -= sn * normal[0];
     s[1] -= sn * normal[1];
     s[2] -= sn * normal[2];
-    double ft[3] = {-(kt * s[0] + ct * vt[0]), -(kt * s[1] + ct * vt[1]),
-                    -(kt * s[2] + ct * vt[2])};
+    double ft[3] = {-(kt * s[0] + ct * vt[0]), -(kt * s[1] + ct * vt[1]), -(kt * s[2] + ct * vt[2])};
     const double ft2 = ft[0] * ft[0] + ft[1] * ft[1] + ft[2] * ft[2];
     const double limit = law.friction * std::fabs(fn);
     if (ft2 > limit * limit) {

@@ -88,8 +88,7 @@ ContactLaw ContactLaw::fromOptions(const ContactOptions& options) {
   return law;
 }
 
-double ContactLaw::contactTime(double reducedMass, double reducedRadius,
-                               double impactSpeed) const {
+double ContactLaw::contactTime(double reducedMass, double reducedRadius, double impactSpeed) const {
   const double pi = 3.14159265358979323846;
   if (model == ContactModelKind::Linear) {
     const double omega0 = std::sqrt(normalStiffness / reducedMass);
@@ -99,16 +98,14 @@ double ContactLaw::contactTime(double reducedMass, double reducedRadius,
   // Scale the dimensionless solution: δ = A·y, t = T·s with
   // T² = m*/(k·√A) and A/T = v, k = 4/3·E*·√R*.
   const double k = 4.0 / 3.0 * effectiveModulus * std::sqrt(reducedRadius);
-  const double amplitude =
-      std::pow(impactSpeed * std::sqrt(reducedMass / k), 0.8);
+  const double amplitude = std::pow(impactSpeed * std::sqrt(reducedMass / k), 0.8);
   const double timeScale = std::sqrt(reducedMass / (k * std::sqrt(amplitude)));
   return hertzContactTime * timeScale;
 }
 
 double ContactLaw::normalElasticEnergy(double overlap, double reducedRadius) const {
   if (overlap <= 0.0) return 0.0;
-  if (model == ContactModelKind::Linear)
-    return 0.5 * normalStiffness * overlap * overlap;
+  if (model == ContactModelKind::Linear) return 0.5 * normalStiffness * overlap * overlap;
   const double k = 4.0 / 3.0 * effectiveModulus * std::sqrt(reducedRadius);
   return 0.4 * k * overlap * overlap * std::sqrt(overlap);
 }

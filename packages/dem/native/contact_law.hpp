@@ -38,9 +38,9 @@ struct ContactLaw {
   double restitution = 1.0;
 
   // Linear model.
-  double normalStiffness = 0.0;       // kn (N/m)
-  double tangentialStiffness = 0.0;   // kt (N/m)
-  double normalDampingScale = 0.0;    // cn / √m* = 2ζ√kn
+  double normalStiffness = 0.0;         // kn (N/m)
+  double tangentialStiffness = 0.0;     // kt (N/m)
+  double normalDampingScale = 0.0;      // cn / √m* = 2ζ√kn
   double tangentialDampingScale = 0.0;  // ct / √m* = 2ζ√kt
 
   // Hertz–Mindlin.
@@ -53,8 +53,7 @@ struct ContactLaw {
 
   /// Duration (s) of a binary collision with effective mass `reducedMass`,
   /// effective radius `reducedRadius` and (Hertz only) impact speed.
-  double contactTime(double reducedMass, double reducedRadius,
-                     double impactSpeed) const;
+  double contactTime(double reducedMass, double reducedRadius, double impactSpeed) const;
 
   /// Elastic energy (J) stored at normal overlap δ (normal spring only).
   double normalElasticEnergy(double overlap, double reducedRadius) const;

@@ -18,19 +18,17 @@ DepositReport Simulation::deposit(const DepositOptions& options, const std::atom
     region.min[2] = options.regionBottom;
   } else {
     // Just above the highest sphere of the existing bed.
-    for (std::size_t i = 0; i < count_; ++i)
-      region.min[2] = std::max(region.min[2], x_[3 * i + 2] + radius_[i]);
+    for (std::size_t i = 0; i < count_; ++i) region.min[2] = std::max(region.min[2], x_[3 * i + 2] + radius_[i]);
   }
   if (!std::isnan(options.regionTop)) region.max[2] = options.regionTop;
   if (!(region.max[2] > region.min[2]))
-    throw DemError({ErrorKind::Range, "regionTop", -1,
-                    "the insertion region is empty: its top must lie above its bottom"});
+    throw DemError(
+        {ErrorKind::Range, "regionTop", -1, "the insertion region is empty: its top must lie above its bottom"});
 
   std::vector<double> positions;
   const Obstacles obstacles{x_.data(), radius_.data(), count_};
-  if (auto error = randomSequentialInsertion(radii, options_.box, options_.periodic, region,
-                                             obstacles, options.maxAttemptsPerSphere, engine,
-                                             positions))
+  if (auto error = randomSequentialInsertion(radii, options_.box, options_.periodic, region, obstacles,
+                                             options.maxAttemptsPerSphere, engine, positions))
     throw DemError(*error);
 
   SphereBatch batch;
@@ -62,8 +60,7 @@ DepositReport Simulation::deposit(const DepositOptions& options, const std::atom
     taken += stepping.steps;
     report.stepping.steps = taken;
     report.stepping.clampedSpheres += stepping.clampedSpheres;
-    if (report.stepping.firstClampedSphere < 0)
-      report.stepping.firstClampedSphere = stepping.firstClampedSphere;
+    if (report.stepping.firstClampedSphere < 0) report.stepping.firstClampedSphere = stepping.firstClampedSphere;
     report.stepping.status = stepping.status;
     if (stepping.status != StepStatus::Done) break;
     report.kineticEnergyPerSphere = translationalKineticEnergy() / double(count_);

@@ -39,8 +39,7 @@ struct ValidationError {
 /// Allocation failure is not wrapped: it surfaces as `std::bad_alloc`.
 class DemError : public std::runtime_error {
  public:
-  explicit DemError(ValidationError error)
-      : std::runtime_error(error.message), error_(std::move(error)) {}
+  explicit DemError(ValidationError error) : std::runtime_error(error.message), error_(std::move(error)) {}
   /// The structured description of the failure.
   const ValidationError& error() const noexcept { return error_; }
 

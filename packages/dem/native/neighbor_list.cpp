@@ -18,8 +18,7 @@ std::size_t CellGrid::cellOf(const double* x) const {
   return (index[2] * cells[1] + index[1]) * cells[0] + index[0];
 }
 
-bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes,
-                     double cutoff, std::size_t sphereCount) {
+bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes, double cutoff, std::size_t sphereCount) {
   periodic = periodicAxes;
   for (int a = 0; a < 3; ++a) {
     origin[a] = box.min[a];
@@ -29,8 +28,7 @@ bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes,
   // sparse box instead of allocating millions of empty ones.
   double edge = cutoff;
   const double maxCells = std::max<double>(64.0, 4.0 * double(sphereCount));
-  while ((length[0] / edge) * (length[1] / edge) * (length[2] / edge) > maxCells)
-    edge *= 1.25;
+  while ((length[0] / edge) * (length[1] / edge) * (length[2] / edge) > maxCells) edge *= 1.25;
   bool ok = true;
   for (int a = 0; a < 3; ++a) {
     cells[a] = std::max<std::size_t>(1, static_cast<std::size_t>(length[a] / edge));
@@ -62,8 +60,7 @@ bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes,
           for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
               // Forward half of the 26 neighbours (lexicographic on z, y, x).
-              if (dz < 0 || (dz == 0 && dy < 0) || (dz == 0 && dy == 0 && dx <= 0))
-                continue;
+              if (dz < 0 || (dz == 0 && dy < 0) || (dz == 0 && dy == 0 && dx <= 0)) continue;
               const long c[3] = {long(cx) + dx, long(cy) + dy, long(cz) + dz};
               long wrapped[3];
               int shift[3] = {0, 0, 0};
@@ -72,7 +69,10 @@ bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes,
                 const long nA = long(cells[a]);
                 wrapped[a] = c[a];
                 if (c[a] < 0 || c[a] >= nA) {
-                  if (!periodic[a] || nA < 3) { inside = false; break; }
+                  if (!periodic[a] || nA < 3) {
+                    inside = false;
+                    break;
+                  }
                   // The partner's image lies one box length away.
                   wrapped[a] = (c[a] + nA) % nA;
                   shift[a] = c[a] < 0 ? 1 : -1;
@@ -81,8 +81,7 @@ bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes,
               // Single-cell non-periodic axes: the offset cell does not exist.
               if (!inside) continue;
               const std::size_t neighbour =
-                  (std::size_t(wrapped[2]) * cells[1] + std::size_t(wrapped[1])) * cells[0] +
-                  std::size_t(wrapped[0]);
+                  (std::size_t(wrapped[2]) * cells[1] + std::size_t(wrapped[1])) * cells[0] + std::size_t(wrapped[0]);
               stencilCell.push_back(static_cast<std::uint32_t>(neighbour));
               stencilImage.push_back(
                   static_cast<std::uint8_t>((shift[0] + 1) + 3 * (shift[1] + 1) + 9 * (shift[2] + 1)));
@@ -92,8 +91,7 @@ bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes,
   return ok;
 }
 
-void collectShearHistory(const std::vector<PairChunk>& chunks,
-                         const std::vector<std::uint32_t>& oldToNew,
+void collectShearHistory(const std::vector<PairChunk>& chunks, const std::vector<std::uint32_t>& oldToNew,
                          std::size_t sphereCount, ShearHistory& history) {
   history.start.assign(sphereCount + 1, 0);
   auto active = [](const double* s) { return s[0] != 0.0 || s[1] != 0.0 || s[2] != 0.0; };
@@ -128,8 +126,7 @@ void collectShearHistory(const std::vector<PairChunk>& chunks,
 }
 
 void buildPairChunk(const CellGrid& grid, const std::vector<std::uint32_t>& cellStart,
-                    const std::vector<std::uint32_t>& cellOfSphere,
-                    const double* x, const double* radii, double skin,
+                    const std::vector<std::uint32_t>& cellOfSphere, const double* x, const double* radii, double skin,
                     const ShearHistory& history, PairChunk& chunk) {
   const std::size_t owned = chunk.end - chunk.begin;
   chunk.offsets.resize(owned + 1);

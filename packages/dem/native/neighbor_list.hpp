@@ -31,8 +31,7 @@ struct CellGrid {
   /// wrapped on periodic axes).
   std::size_t cellOf(const double* x) const;
   /// Rebuilds the grid; returns false when a periodic axis has < 3 cells.
-  bool setup(const Box& box, const std::array<bool, 3>& periodic,
-             double cutoff, std::size_t sphereCount);
+  bool setup(const Box& box, const std::array<bool, 3>& periodic, double cutoff, std::size_t sphereCount);
 };
 
 /// Zero-shift image code.
@@ -65,16 +64,14 @@ struct ShearHistory {
 };
 
 /// Re-keys the non-zero springs of `chunks` (old indices) by new index.
-void collectShearHistory(const std::vector<PairChunk>& chunks,
-                         const std::vector<std::uint32_t>& oldToNew,
+void collectShearHistory(const std::vector<PairChunk>& chunks, const std::vector<std::uint32_t>& oldToNew,
                          std::size_t sphereCount, ShearHistory& history);
 
 /// Builds `chunk`'s list for its spheres [chunk.begin, chunk.end), sorted by
 /// cell (cellStart gives each cell's first sphere), keeping pairs closer than
 /// ri + rj + skin and restoring their springs from `history`.
 void buildPairChunk(const CellGrid& grid, const std::vector<std::uint32_t>& cellStart,
-                    const std::vector<std::uint32_t>& cellOfSphere,
-                    const double* positions, const double* radii, double skin,
-                    const ShearHistory& history, PairChunk& chunk);
+                    const std::vector<std::uint32_t>& cellOfSphere, const double* positions, const double* radii,
+                    double skin, const ShearHistory& history, PairChunk& chunk);
 
 }  // namespace peclet::dem::detail

@@ -16,14 +16,12 @@
 namespace peclet::dem {
 
 /// Body of a parallel loop: processes indices [begin, end) on thread `worker`.
-using ParallelBody =
-    std::function<void(std::size_t begin, std::size_t end, unsigned worker)>;
+using ParallelBody = std::function<void(std::size_t begin, std::size_t end, unsigned worker)>;
 
 /// Runs `body` over [0, count), possibly split across threads, and returns
 /// only when every index has been processed. It must not throw unless `body`
 /// throws; an exception thrown by `body` should be rethrown to the caller.
-using ParallelFor =
-    std::function<void(std::size_t count, const ParallelBody& body)>;
+using ParallelFor = std::function<void(std::size_t count, const ParallelBody& body)>;
 
 /// Runs `body(0, count, 0)` on the calling thread.
 inline void serialParallelFor(std::size_t count, const ParallelBody& body) {

@@ -12,8 +12,7 @@ double standardNormal(std::mt19937_64& engine) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
 }
 
-std::vector<double> drawRadii(const RadiusDistribution& d, std::size_t count,
-                              std::mt19937_64& engine) {
+std::vector<double> drawRadii(const RadiusDistribution& d, std::size_t count, std::mt19937_64& engine) {
   std::vector<double> radii(count);
   for (double& r : radii) {
     switch (d.kind) {
@@ -54,8 +53,8 @@ struct InsertionGrid {
     const long id = long(radius.size());
     position.insert(position.end(), x, x + 3);
     radius.push_back(r);
-    const long cell = (cellCoordinate(2, x[2]) * cells[1] + cellCoordinate(1, x[1])) * cells[0] +
-                      cellCoordinate(0, x[0]);
+    const long cell =
+        (cellCoordinate(2, x[2]) * cells[1] + cellCoordinate(1, x[1])) * cells[0] + cellCoordinate(0, x[0]);
     next.push_back(head[cell]);
     head[cell] = id;
   }
@@ -69,7 +68,10 @@ struct InsertionGrid {
           bool inside = true;
           for (int a = 0; a < 3; ++a) {
             if (n[a] >= 0 && n[a] < cells[a]) continue;
-            if (!wrap[a]) { inside = false; break; }
+            if (!wrap[a]) {
+              inside = false;
+              break;
+            }
             n[a] = (n[a] + cells[a]) % cells[a];
           }
           if (!inside) continue;
@@ -90,10 +92,10 @@ struct InsertionGrid {
 
 }  // namespace
 
-std::optional<ValidationError> randomSequentialInsertion(
-    const std::vector<double>& radii, const Box& box, const std::array<bool, 3>& periodic,
-    const Box& region, const Obstacles& obstacles, std::size_t maxAttempts,
-    std::mt19937_64& engine, std::vector<double>& positions) {
+std::optional<ValidationError> randomSequentialInsertion(const std::vector<double>& radii, const Box& box,
+                                                         const std::array<bool, 3>& periodic, const Box& region,
+                                                         const Obstacles& obstacles, std::size_t maxAttempts,
+                                                         std::mt19937_64& engine, std::vector<double>& positions) {
   double maxRadius = 0.0;
   for (double r : radii) maxRadius = std::max(maxRadius, r);
   for (std::size_t i = 0; i < obstacles.count; ++i) maxRadius = std::max(maxRadius, obstacles.radii[i]);
@@ -118,8 +120,8 @@ std::optional<ValidationError> randomSequentialInsertion(
     const double* x = &obstacles.positions[3 * i];
     bool near = true;
     for (int a = 0; a < 3; ++a)
-      if (!spans[a] && (x[a] + obstacles.radii[i] < region.min[a] - edge ||
-                        x[a] - obstacles.radii[i] > region.max[a] + edge))
+      if (!spans[a] &&
+          (x[a] + obstacles.radii[i] < region.min[a] - edge || x[a] - obstacles.radii[i] > region.max[a] + edge))
         near = false;
     if (near) grid.insert(x, obstacles.radii[i]);
   }
@@ -150,9 +152,8 @@ std::optional<ValidationError> randomSequentialInsertion(
     if (!placed) {
       std::ostringstream message;
       message << "only " << i << " of " << radii.size()
-              << " spheres could be placed without overlap in the insertion region z in ["
-              << region.min[2] << ", " << region.max[2] << "] (sphere " << i << " of radius " << r
-              << " failed " << maxAttempts
+              << " spheres could be placed without overlap in the insertion region z in [" << region.min[2] << ", "
+              << region.max[2] << "] (sphere " << i << " of radius " << r << " failed " << maxAttempts
               << " random trials); enlarge the box or region, or insert fewer spheres "
                  "(random sequential insertion fills at most about 30% of a region)";
       return ValidationError{ErrorKind::Range, "count", std::ptrdiff_t(i), message.str()};

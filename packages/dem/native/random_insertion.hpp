@@ -16,16 +16,13 @@ namespace peclet::dem {
 
 /// Uniform double in [0, 1) from the top 53 bits of one draw (the same on
 /// every platform, unlike std::uniform_real_distribution).
-inline double uniform01(std::mt19937_64& engine) {
-  return double(engine() >> 11) * (1.0 / 9007199254740992.0);
-}
+inline double uniform01(std::mt19937_64& engine) { return double(engine() >> 11) * (1.0 / 9007199254740992.0); }
 
 /// Standard normal deviate (Box–Muller, one value per call).
 double standardNormal(std::mt19937_64& engine);
 
 /// Draws `count` radii from `distribution` (see `RadiusDistributionKind`).
-std::vector<double> drawRadii(const RadiusDistribution& distribution, std::size_t count,
-                              std::mt19937_64& engine);
+std::vector<double> drawRadii(const RadiusDistribution& distribution, std::size_t count, std::mt19937_64& engine);
 
 /// Spheres already present that new spheres must not overlap.
 struct Obstacles {
@@ -41,9 +38,9 @@ struct Obstacles {
 /// Writes 3N centres to `positions`. Returns an error (argument "count",
 /// index = first sphere that could not be placed) after `maxAttempts`
 /// consecutive rejections for one sphere.
-std::optional<ValidationError> randomSequentialInsertion(
-    const std::vector<double>& radii, const Box& box, const std::array<bool, 3>& periodic,
-    const Box& region, const Obstacles& obstacles, std::size_t maxAttempts,
-    std::mt19937_64& engine, std::vector<double>& positions);
+std::optional<ValidationError> randomSequentialInsertion(const std::vector<double>& radii, const Box& box,
+                                                         const std::array<bool, 3>& periodic, const Box& region,
+                                                         const Obstacles& obstacles, std::size_t maxAttempts,
+                                                         std::mt19937_64& engine, std::vector<double>& positions);
 
 }  // namespace peclet::dem

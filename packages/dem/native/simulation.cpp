@@ -73,16 +73,14 @@ void Simulation::addSpheres(const SphereBatch& batch) {
     if (options_.periodic[a] && length < 3.0 * cutoff)
       throw DemError({ErrorKind::Range, "radii", -1,
                       std::string("periodic axis ") + "xyz"[a] + " is " + str(length) +
-                          " m long; it must be at least 3 x (largest diameter + skin) = " +
-                          str(3.0 * cutoff) + " m"});
+                          " m long; it must be at least 3 x (largest diameter + skin) = " + str(3.0 * cutoff) + " m"});
   }
   double impactSpeed = options_.impactVelocity;
   if (std::isnan(impactSpeed) || impactSpeed == 0.0) {
     const Vec3& g = options_.gravity;
     const double gNorm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     double height = 0.0;
-    for (int a = 0; a < 3; ++a)
-      height += std::fabs(g[a]) * (options_.box.max[a] - options_.box.min[a]);
+    for (int a = 0; a < 3; ++a) height += std::fabs(g[a]) * (options_.box.max[a] - options_.box.min[a]);
     impactSpeed = gNorm > 0.0 ? std::sqrt(2.0 * height) : 1.0;
   }
   TimestepReport report = timestep_;
@@ -93,16 +91,15 @@ void Simulation::addSpheres(const SphereBatch& batch) {
   } else if (report.timestep > report.stabilityLimit) {
     throw DemError({ErrorKind::Range, "timestep", -1,
                     "timestep " + str(report.timestep) + " s exceeds the stability limit " +
-                        str(report.stabilityLimit) + " s (contact time " +
-                        str(report.contactTime) + " s / 5) of the lightest sphere pair"});
+                        str(report.stabilityLimit) + " s (contact time " + str(report.contactTime) +
+                        " s / 5) of the lightest sphere pair"});
   }
 
   // Reserve first so that a bad_alloc leaves the simulation unchanged.
   for (auto* array : {&x_, &v_, &omega_, &f_, &t_, &predictedV_, &predictedOmega_, &xAtBuild_, &userPositions_,
                       &userVelocities_, &userAngularVelocities_, &userForces_})
     array->reserve(3 * n);
-  for (auto* array : {&radius_, &mass_, &inverseMass_, &inverseInertia_, &userRadii_})
-    array->reserve(n);
+  for (auto* array : {&radius_, &mass_, &inverseMass_, &inverseInertia_, &userRadii_}) array->reserve(n);
   userIndex_.reserve(n);
   wallShear_.reserve(3 * activeWalls_.size() * n);
 
@@ -204,27 +201,23 @@ void Simulation::rebuild() {
     runParallel([&](std::size_t begin, std::size_t end, unsigned) {
       for (std::size_t c = begin; c < end; ++c)
         for (std::size_t k = c * n / workers; k < (c + 1) * n / workers; ++k)
-          for (std::size_t d = 0; d < width; ++d)
-            scratch[width * k + d] = array[width * order_[k] + d];
+          for (std::size_t d = 0; d < width; ++d) scratch[width * k + d] = array[width * order_[k] + d];
     });
     array.swap(scratch);
   };
   for (auto* array : {&x_, &v_, &omega_, &predictedV_, &predictedOmega_}) permute(*array, scratch_, 3);
-  for (auto* array : {&radius_, &mass_, &inverseMass_, &inverseInertia_})
-    permute(*array, scratch_, 1);
+  for (auto* array : {&radius_, &mass_, &inverseMass_, &inverseInertia_}) permute(*array, scratch_, 1);
   if (!activeWalls_.empty()) permute(wallShear_, scratch_, 3 * activeWalls_.size());
   permute(userIndex_, scratchIndex_, 1);
   cellOfSphere_.resize(n);
   for (std::size_t c = 0; c < cells; ++c)
-    for (std::uint32_t k = cellStart_[c]; k < cellStart_[c + 1]; ++k)
-      cellOfSphere_[k] = static_cast<std::uint32_t>(c);
+    for (std::uint32_t k = cellStart_[c]; k < cellStart_[c + 1]; ++k) cellOfSphere_[k] = static_cast<std::uint32_t>(c);
   xAtBuild_ = x_;
   // 5. New half lists, one per chunk, in parallel.
   partitionChunks();
   runParallel([&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t c = begin; c < end; ++c)
-      detail::buildPairChunk(grid_, cellStart_, cellOfSphere_, x_.data(), radius_.data(),
-                             skin_, history_, chunks_[c]);
+      detail::buildPairChunk(grid_, cellStart_, cellOfSphere_, x_.data(), radius_.data(), skin_, history_, chunks_[c]);
   });
   listValid_ = true;
   forcesValid_ = false;
@@ -268,16 +261,14 @@ void Simulation::pairForcesChunk(detail::PairChunk& chunk) {
       const double r = std::sqrt(r2);
       const double inverse = 1.0 / r;
       const double normal[3] = {dx * inverse, dy * inverse, dz * inverse};
-      const double relative[3] = {v[3 * i] - v[3 * j], v[3 * i + 1] - v[3 * j + 1],
-                                  v[3 * i + 2] - v[3 * j + 2]};
+      const double relative[3] = {v[3 * i] - v[3 * j], v[3 * i + 1] - v[3 * j + 1], v[3 * i + 2] - v[3 * j + 2]};
       double spin[3] = {0.0, 0.0, 0.0};
       if constexpr (Friction)
         for (int d = 0; d < 3; ++d) spin[d] = ri * w[3 * i + d] + rj * w[3 * j + d];
       const double mj = mass[j];
       double f[3], arm[3];
-      detail::contactForce<Model, Friction>(law_, dt, normal, reach - r, relative, spin,
-                                            mi * mj / (mi + mj), ri * rj / reach,
-                                            &shear[3 * k], f, arm);
+      detail::contactForce<Model, Friction>(law_, dt, normal, reach - r, relative, spin, mi * mj / (mi + mj),
+                                            ri * rj / reach, &shear[3 * k], f, arm);
       const std::size_t jj = 3 * (j - base);
       for (int d = 0; d < 3; ++d) {
         fi[d] += f[d];
@@ -341,11 +332,9 @@ void Simulation::wallForces(std::size_t i, double* force, double* torque) {
     double f[3], arm[3];
     // A wall acts like a sphere of infinite radius and mass: R* = r, m* = m.
     if (friction)
-      detail::contactForce<Model, true>(law_, dt_, normal, r - gap, v, spin, mass_[i], r,
-                                        shear, f, arm);
+      detail::contactForce<Model, true>(law_, dt_, normal, r - gap, v, spin, mass_[i], r, shear, f, arm);
     else
-      detail::contactForce<Model, false>(law_, dt_, normal, r - gap, v, spin, mass_[i], r,
-                                         shear, f, arm);
+      detail::contactForce<Model, false>(law_, dt_, normal, r - gap, v, spin, mass_[i], r, shear, f, arm);
     for (int d = 0; d < 3; ++d) {
       force[d] += f[d];
       torque[d] -= r * arm[d];
@@ -353,8 +342,7 @@ void Simulation::wallForces(std::size_t i, double* force, double* torque) {
   }
 }
 
-void Simulation::finishStep(bool advanceNext, double kickFraction,
-                            std::vector<ChunkTally>& tallies) {
+void Simulation::finishStep(bool advanceNext, double kickFraction, std::vector<ChunkTally>& tallies) {
   const double h = kickFraction * dt_;
   const double dt = dt_;
   const Vec3 g = options_.gravity;
@@ -422,7 +410,7 @@ void Simulation::finishStep(bool advanceNext, double kickFraction,
         tally.maxDisplacement2 = std::max(tally.maxDisplacement2, moved2);
         for (int a = 0; a < 3; ++a) {
           if (options_.periodic[a]) continue;
-          const bool below = x[a] < box.min[a], above = x[a] > box.max[a];
+          const bool below = x[a]<box.min[a], above = x[a]> box.max[a];
           if (!below && !above) continue;
           x[a] = below ? box.min[a] : box.max[a];
           if ((below && v[a] < 0.0) || (above && v[a] > 0.0)) v[a] = 0.0;
@@ -466,7 +454,7 @@ void Simulation::kickAndDrift(std::vector<ChunkTally>& tallies) {
         tally.maxDisplacement2 = std::max(tally.maxDisplacement2, moved2);
         for (int a = 0; a < 3; ++a) {
           if (options_.periodic[a]) continue;
-          const bool below = x[a] < box.min[a], above = x[a] > box.max[a];
+          const bool below = x[a]<box.min[a], above = x[a]> box.max[a];
           if (!below && !above) continue;
           x[a] = below ? box.min[a] : box.max[a];
           if ((below && v[a] < 0.0) || (above && v[a] > 0.0)) v[a] = 0.0;
@@ -508,8 +496,7 @@ StepReport Simulation::step(std::size_t steps, const std::atomic<bool>* cancel) 
     for (const ChunkTally& tally : tallies) {
       maxDisplacement2 = std::max(maxDisplacement2, tally.maxDisplacement2);
       nonFinite = nonFinite || tally.nonFinite;
-      if (tally.clamped > 0 && report.firstClampedSphere < 0)
-        report.firstClampedSphere = tally.firstClamped;
+      if (tally.clamped > 0 && report.firstClampedSphere < 0) report.firstClampedSphere = tally.firstClamped;
       report.clampedSpheres += tally.clamped;
     }
     if (nonFinite) {

@@ -82,8 +82,7 @@ class Simulation {
   /// `maxSteps`, or cancel).
   /// Throws `DemError` (argument "count") when the spheres cannot be placed;
   /// nothing is added in that case.
-  DepositReport deposit(const DepositOptions& options,
-                        const std::atomic<bool>* cancel = nullptr);
+  DepositReport deposit(const DepositOptions& options, const std::atomic<bool>* cancel = nullptr);
 
   /// Number of spheres N.
   std::size_t sphereCount() const { return count_; }
@@ -164,12 +163,12 @@ class Simulation {
   std::vector<double> x_, v_, omega_, f_, t_;  // 3N
   // Velocities predicted at the force evaluation, v(n+½) + ½Δt·a(n), used by
   // the velocity-dependent forces so that damping is second-order accurate.
-  std::vector<double> predictedV_, predictedOmega_;  // 3N
+  std::vector<double> predictedV_, predictedOmega_;                   // 3N
   std::vector<double> radius_, mass_, inverseMass_, inverseInertia_;  // N
-  std::vector<std::uint32_t> userIndex_;  // working index → user index
-  std::vector<double> wallShear_;         // 3 per (sphere, active wall)
-  std::vector<double> xAtBuild_;          // 3N
-  std::vector<int> activeWalls_;          // face ids 0..5 carrying a wall
+  std::vector<std::uint32_t> userIndex_;                              // working index → user index
+  std::vector<double> wallShear_;                                     // 3 per (sphere, active wall)
+  std::vector<double> xAtBuild_;                                      // 3N
+  std::vector<int> activeWalls_;                                      // face ids 0..5 carrying a wall
 
   // Neighbour search.
   detail::CellGrid grid_;
@@ -179,8 +178,7 @@ class Simulation {
   std::vector<double> scratch_;
 
   // Arrays in user order.
-  std::vector<double> userPositions_, userVelocities_, userAngularVelocities_,
-      userForces_, userRadii_;
+  std::vector<double> userPositions_, userVelocities_, userAngularVelocities_, userForces_, userRadii_;
 };
 
 }  // namespace peclet::dem

@@ -12,8 +12,7 @@ double Simulation::kineticEnergy() const {
     const double* v = &v_[3 * i];
     const double* w = &omega_[3 * i];
     energy += 0.5 * mass_[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (options_.rotation)
-      energy += 0.5 / inverseInertia_[i] * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (options_.rotation) energy += 0.5 / inverseInertia_[i] * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
   }
   return energy;
 }
@@ -39,8 +38,7 @@ namespace {
 // Calls visit(i, j, overlap) for every sphere–sphere contact in the lists.
 template <class Visit>
 void forEachContact(const std::vector<detail::PairChunk>& chunks, const detail::CellGrid& grid,
-                    const std::vector<double>& x, const std::vector<double>& radius,
-                    Visit visit) {
+                    const std::vector<double>& x, const std::vector<double>& radius, Visit visit) {
   for (const detail::PairChunk& chunk : chunks)
     for (std::size_t i = chunk.begin; i < chunk.end; ++i)
       for (std::uint32_t k = chunk.offsets[i - chunk.begin]; k < chunk.offsets[i - chunk.begin + 1]; ++k) {
@@ -66,8 +64,8 @@ double Simulation::elasticEnergy() const {
   for (std::size_t i = 0; i < count_; ++i)
     for (int face : activeWalls_) {
       const int axis = face / 2;
-      const double gap = face % 2 == 0 ? x_[3 * i + axis] - options_.box.min[axis]
-                                       : options_.box.max[axis] - x_[3 * i + axis];
+      const double gap =
+          face % 2 == 0 ? x_[3 * i + axis] - options_.box.min[axis] : options_.box.max[axis] - x_[3 * i + axis];
       if (gap < radius_[i]) energy += law_.normalElasticEnergy(radius_[i] - gap, radius_[i]);
     }
   return energy;

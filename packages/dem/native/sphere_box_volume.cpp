@@ -24,14 +24,12 @@ double diskQuadrant(double a, double b, double s) {
   if (b < 0.0) return diskHalfPlane(a, s) - diskQuadrant(a, -b, s);
   if (a * a + b * b >= s * s) return 0.0;
   return 0.5 * s * s * (std::acos(a / s) - std::asin(b / s)) -
-         0.5 * (a * std::sqrt(s * s - a * a) + b * std::sqrt(s * s - b * b)) +
-         a * b;
+         0.5 * (a * std::sqrt(s * s - a * a) + b * std::sqrt(s * s - b * b)) + a * b;
 }
 
 // Area of the disk inside the rectangle [a0, a1] × [b0, b1].
 double diskRectangle(double a0, double a1, double b0, double b1, double s) {
-  return diskQuadrant(a0, b0, s) - diskQuadrant(a1, b0, s) -
-         diskQuadrant(a0, b1, s) + diskQuadrant(a1, b1, s);
+  return diskQuadrant(a0, b0, s) - diskQuadrant(a1, b0, s) - diskQuadrant(a0, b1, s) + diskQuadrant(a1, b1, s);
 }
 
 // ---- sphere surface of radius R centred at the origin ---------------------
@@ -45,8 +43,7 @@ double acosIntegral(double z, double a, double R) {
   const double ratio = s > a ? a / s : (a > 0.0 ? 1.0 : 0.0);
   const double q = std::sqrt(std::max(q2, 0.0));
   const double zq = q > 0.0 ? std::min(z / q, 1.0) : 1.0;
-  return z * std::acos(ratio) - a * std::asin(zq) +
-         R * std::atan2(a * z, R * std::sqrt(std::max(q2 - z * z, 0.0)));
+  return z * std::acos(ratio) - a * std::asin(zq) + R * std::atan2(a * z, R * std::sqrt(std::max(q2 - z * z, 0.0)));
 }
 
 // Sphere area with z > c.
@@ -74,15 +71,13 @@ double sphereCorner(double a, double b, double c, double R) {
   if (a * a + b * b + c * c >= R * R) return 0.0;
   // Angle with x > a and y > b: acos(a/s) − asin(b/s) = acos(a/s) + acos(b/s) − π/2.
   const double zTop = std::sqrt(R * R - a * a - b * b);
-  return R * (acosIntegral(zTop, a, R) - acosIntegral(c, a, R) +
-              acosIntegral(zTop, b, R) - acosIntegral(c, b, R) -
+  return R * (acosIntegral(zTop, a, R) - acosIntegral(c, a, R) + acosIntegral(zTop, b, R) - acosIntegral(c, b, R) -
               0.5 * kPi * (zTop - c));
 }
 
 }  // namespace
 
-double sphereBoxVolume(const Vec3& centre, double radius, const Vec3& boxMin,
-                       const Vec3& boxMax) {
+double sphereBoxVolume(const Vec3& centre, double radius, const Vec3& boxMin, const Vec3& boxMax) {
   const double R = radius;
   double lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {

@@ -18,7 +18,6 @@ namespace peclet::dem {
 /// Accurate to a few ulps of R³.
 ///
 /// Example: `sphereBoxVolume({0,0,0}, 1.0, {0,0,0}, {2,2,2})` is π/6.
-double sphereBoxVolume(const Vec3& centre, double radius, const Vec3& boxMin,
-                       const Vec3& boxMax);
+double sphereBoxVolume(const Vec3& centre, double radius, const Vec3& boxMin, const Vec3& boxMax);
 
 }  // namespace peclet::dem

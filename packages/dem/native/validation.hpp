@@ -20,12 +20,10 @@ std::optional<ValidationError> validateSimulationOptions(const SimulationOptions
 /// Array lengths (positions 3N, velocities 3N or absent), radii > 0 and
 /// finite, density > 0 and finite, positions finite and inside the box,
 /// velocities finite. `index` is the first offending element.
-std::optional<ValidationError> validateSphereBatch(const SphereBatch& batch,
-                                                   const SimulationOptions& options);
+std::optional<ValidationError> validateSphereBatch(const SphereBatch& batch, const SimulationOptions& options);
 
 /// Count ≥ 1, radius distribution parameters, density, region, gravity
 /// pointing along −z, thresholds.
-std::optional<ValidationError> validateDepositOptions(const DepositOptions& deposit,
-                                                      const SimulationOptions& options);
+std::optional<ValidationError> validateDepositOptions(const DepositOptions& deposit, const SimulationOptions& options);
 
 }  // namespace peclet::dem
