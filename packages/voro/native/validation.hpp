@@ -1,0 +1,71 @@
+#pragma once
+/// @file validation.hpp
+/// Checks a tessellation's inputs and reports the first problem as data (never throws,
+/// never aborts), so a binding can turn it into a TypeError or RangeError.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "box.hpp"
+
+namespace peclet::voro {
+
+/// Which JavaScript error class a problem maps to.
+enum class ErrorKind {
+  kNone,   ///< no problem
+  kType,   ///< wrong shape or not a finite number (TypeError)
+  kRange,  ///< a valid number out of its allowed range (RangeError)
+};
+
+/// The first problem found in the inputs.
+struct ValidationError {
+  ErrorKind kind = ErrorKind::kNone;
+  /// Name of the offending argument: "points", "radii" or "box".
+  std::string argument;
+  /// Index of the first offending element (a point or radius index, or an axis for "box");
+  /// -1 when the problem is not tied to one element.
+  std::int64_t index = -1;
+  /// One sentence saying what is wrong, suitable as an error message.
+  std::string message;
+
+  /// True when there is a problem.
+  explicit operator bool() const { return kind != ErrorKind::kNone; }
+};
+
+/// Validates points (`coordinateCount` doubles, x y z interleaved), the box, and optional
+/// radii (`radii == nullptr` means a plain Voronoi tessellation; otherwise `radiusCount`
+/// must equal the number of points).
+///
+/// Reported, in this order of checking:
+/// - kType  "box":    a non-finite bound;            kRange "box": max <= min on an axis
+/// - kType  "points": length not a multiple of 3;    kRange "points": no points
+/// - kType  "points": NaN or infinite coordinate (index = point index)
+/// - kRange "points": outside the box on a walled (non-periodic) axis
+/// - kType  "radii":  length differs from the number of points, or a non-finite radius
+/// - kRange "radii":  negative radius
+/// - kRange "points": two points at exactly the same position (after wrapping periodic
+///                    axes); index = the larger of the two point indices
+///
+/// May throw std::bad_alloc (it sorts an index array of the points).
+///
+/// @code
+///   Box box;  // unit cube, walled
+///   std::vector<double> xyz = {0.1, 0.2, 0.3, 0.1, 0.2, 0.3};
+///   ValidationError e = validateInput(xyz.data(), xyz.size(), box, nullptr, 0);
+///   // e.kind == ErrorKind::kRange, e.argument == "points", e.index == 1
+/// @endcode
+ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box,
+                              const double* radii, std::size_t radiusCount);
+
+/// Same as validateInput, with caller-owned scratch reused across calls (no allocation once
+/// it is large enough), and the wrapped positions written to `wrapped` (3N doubles).
+ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box,
+                              const double* radii, std::size_t radiusCount,
+                              std::vector<double>& wrapped, std::vector<std::uint32_t>& order);
+
+/// Wraps one coordinate into [lo, hi) of a periodic axis.
+double wrapCoordinate(double value, double lo, double hi);
+
+}  // namespace peclet::voro
