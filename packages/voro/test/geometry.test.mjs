@@ -1,7 +1,8 @@
 // voro's geometry through the public API: exact volumes, symmetric faces,
 // crystal lattices, Poisson–Voronoi statistics, Laguerre cells.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { tessellate } from '../dist/index.js';
 import { random, randomPoints } from './random.mjs';
 
@@ -66,7 +67,10 @@ describe('volumes and faces', () => {
   it('walls are negative ids and every cell of a walled box is closed by them', () => {
     const t = tessellate(randomPoints(500, 11), { box: unit });
     const walls = new Set([...t.neighbors].filter((j) => j < 0));
-    assert.deepEqual([...walls].sort((a, b) => a - b), [-6, -5, -4, -3, -2, -1]);
+    assert.deepEqual(
+      [...walls].sort((a, b) => a - b),
+      [-6, -5, -4, -3, -2, -1],
+    );
     const wallArea = [...t.neighbors].reduce((a, j, k) => (j < 0 ? a + t.faceAreas[k] : a), 0);
     assert.ok(Math.abs(wallArea - 6) < 1e-12, `wall area ${wallArea}`);
   });
@@ -77,7 +81,8 @@ describe('crystal lattices give exact cells', () => {
     const pts = [];
     for (let x = 0; x < cells; x++)
       for (let y = 0; y < cells; y++)
-        for (let z = 0; z < cells; z++) for (const [a, b, c] of basis) pts.push((x + a) / cells, (y + b) / cells, (z + c) / cells);
+        for (let z = 0; z < cells; z++)
+          for (const [a, b, c] of basis) pts.push((x + a) / cells, (y + b) / cells, (z + c) / cells);
     return new Float64Array(pts);
   }
   const cases = {

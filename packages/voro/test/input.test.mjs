@@ -1,7 +1,8 @@
 // Bad input gets a clear TypeError/RangeError naming the argument and the first
 // offending index; async runs, cancellation and options.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { executionSpace, tessellate, tessellateAsync } from '../dist/index.js';
 import { randomPoints } from './random.mjs';
 
@@ -19,7 +20,11 @@ describe('bad input', () => {
     throwsWith(() => tessellate(f64(), { box }), RangeError, /points must not be empty/);
     throwsWith(() => tessellate(f64(0.1, 0.1, 0.1, 0.5, NaN, 0.5), { box }), TypeError, /^points \(index 1\)/);
     throwsWith(() => tessellate(f64(0.1, 0.1, 0.1, 0.5, 0.5, Infinity), { box }), TypeError, /^points \(index 1\)/);
-    throwsWith(() => tessellate(f64(0.1, 0.1, 0.1, 0.5, 1.5, 0.5), { box }), RangeError, /^points \(index 1\).*outside/);
+    throwsWith(
+      () => tessellate(f64(0.1, 0.1, 0.1, 0.5, 1.5, 0.5), { box }),
+      RangeError,
+      /^points \(index 1\).*outside/,
+    );
     throwsWith(
       () => tessellate(f64(0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 0.1, 0.1, 0.1), { box }),
       RangeError,
@@ -86,7 +91,11 @@ describe('async', () => {
     t[Symbol.dispose]();
     assert.equal(t.released, true);
     assert.equal(volumes.length, 0);
-    assert.throws(() => t.volumes, (e) => e instanceof ReleasedError && /Tessellation#\d+ of module voro was released by release\(\)/.test(e.message));
+    assert.throws(
+      () => t.volumes,
+      (e) =>
+        e instanceof ReleasedError && /Tessellation#\d+ of module voro was released by release\(\)/.test(e.message),
+    );
     assert.throws(() => t.cell(0), ReleasedError);
   });
 });

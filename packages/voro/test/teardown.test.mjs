@@ -1,11 +1,12 @@
 // voro on every exit path of the contract, in child processes; finalize()
 // during tessellateAsync; voro and another module finalized independently.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { assertCleanExit, runNode } from '../../core/test/helpers.mjs';
 import { exitPaths } from '../../core/test/exit-paths.mjs';
+import { assertCleanExit, runNode } from '../../core/test/helpers.mjs';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -28,9 +29,16 @@ describe('voro on every exit path', { concurrency: 2 }, () => {
 describe('finalize() during tessellateAsync', () => {
   it('cancels it cleanly, detaches arrays, refuses new work; the kernel test addon keeps working', async () => {
     const result = await runNode(join(fixtures, 'finalize-during-async.mjs'), ['with-core']);
-    assertCleanExit(result, { status: 0, finalizes: { voro: 1, alpha: 1 }, reasons: { voro: ['explicit'], alpha: ['exit'] } });
+    assertCleanExit(result, {
+      status: 0,
+      finalizes: { voro: 1, alpha: 1 },
+      reasons: { voro: ['explicit'], alpha: ['exit'] },
+    });
     const report = JSON.parse(result.stdout.trim().split('\n').at(-1));
-    assert.match(report.async, /^rejected PECLET_CANCELLED: tessellateAsync cancelled: module voro was finalized by finalize\(\)/);
+    assert.match(
+      report.async,
+      /^rejected PECLET_CANCELLED: tessellateAsync cancelled: module voro was finalized by finalize\(\)/,
+    );
     assert.equal(report.volumesLength, 0);
     assert.match(report.stale, /^ReleasedError: Tessellation#\d+ of module voro was released by finalize\(\)/);
     assert.match(report.create, /^ReleasedError: cannot create Tessellation: module voro was finalized/);

@@ -1,8 +1,9 @@
 // Side by side with voro++ (Debian's voro++-dev, through reference/voropp_cells.cpp):
 // the same random points give the same per-cell volumes (1e-9 relative) and the
 // same neighbour sets — walled, periodic, and Laguerre with radii.
-import { describe, it } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { tessellate } from '../dist/index.js';
 import { runReference } from '../reference/voropp.mjs';
 import { random, randomPoints } from './random.mjs';
@@ -32,7 +33,9 @@ describe('agreement with voro++', () => {
         // A Laguerre cell can be empty (a point dominated by larger neighbours): 0 on both sides.
         const scale = Math.max(ours.volumes[i], ref.volumes[i]);
         if (scale > 0) worst = Math.max(worst, Math.abs(ours.volumes[i] - ref.volumes[i]) / scale);
-        const mine = [...ours.neighbors.subarray(ours.neighborOffsets[i], ours.neighborOffsets[i + 1])].sort((a, b) => a - b);
+        const mine = [...ours.neighbors.subarray(ours.neighborOffsets[i], ours.neighborOffsets[i + 1])].sort(
+          (a, b) => a - b,
+        );
         const theirs = [...ref.neighbors[i]].sort((a, b) => a - b);
         if (mine.join() !== theirs.join()) differentSets++;
       }
