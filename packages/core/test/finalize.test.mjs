@@ -51,3 +51,15 @@ describe('explicit finalize()', () => {
     });
   }
 });
+
+describe('importing', () => {
+  it('adds one exit listener and nothing else: no signal handler, no thread until first use', async () => {
+    const result = await runNode(join(fixtures, 'import-side-effects.mjs'), [], { env: { PECLET_NUM_THREADS: '2' } });
+    const r = report(result);
+    assert.equal(r.afterLoad.exit, r.before.exit + 1);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) assert.equal(r.afterLoad[signal], 0, signal);
+    assert.equal(r.afterLoad.threads, r.before.threads, 'loading starts no thread');
+    assert.equal(r.afterObject.threads, r.before.threads, 'creating an object starts no thread');
+    assert.equal(r.afterWork.threads, r.before.threads + 1, 'the first parallel loop starts the pool (caller + 1)');
+  });
+});
