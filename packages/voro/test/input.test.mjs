@@ -48,7 +48,16 @@ describe('bad input', () => {
     throwsWith(() => tessellate(points), TypeError, /options must be an object/);
     throwsWith(() => tessellate(points, {}), TypeError, /options.box/);
     throwsWith(() => tessellate(points, { box: { min: [0, 0], max: [1, 1, 1] } }), TypeError, /box.min must have 3/);
-    throwsWith(() => tessellate(points, { box: { min: [0, 0, 0], max: [1, 1, NaN] } }), TypeError, /box.max\[2\]/);
+    throwsWith(
+      () => tessellate(points, { box: { min: [0, 0, 0], max: [1, 1, NaN] } }),
+      RangeError,
+      /box.max\[2\] must be finite/,
+    );
+    throwsWith(
+      () => tessellate(points, { box: { min: [0, 0, 0], max: [1, 1, '1'] } }),
+      TypeError,
+      /box.max\[2\] must be a number/,
+    );
     throwsWith(() => tessellate(points, { box: { min: [0, 0, 0], max: [1, 0, 1] } }), RangeError, /^box \(index 1\)/);
     throwsWith(() => tessellate(points, { box: { min: [0, 0, 0], max: [-1, 1, 1] } }), RangeError, /^box \(index 0\)/);
     throwsWith(() => tessellate(points, { box, periodic: [true, false] }), TypeError, /options.periodic/);

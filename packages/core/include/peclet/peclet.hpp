@@ -2,6 +2,7 @@
 /// See packages/core/README.md for the lifecycle and the exit contract.
 #pragma once
 
+#include "args.hpp"
 #include "async.hpp"
 #include "env.hpp"
 #include "install.hpp"

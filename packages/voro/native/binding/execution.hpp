@@ -2,10 +2,9 @@
 // cancellation flag on when the caller must stop (cancel, finalize, exit).
 #pragma once
 
-#include <peclet/runtime.hpp>
-
 #include <atomic>
 #include <functional>
+#include <peclet/runtime.hpp>
 
 #include "../parallel.hpp"
 

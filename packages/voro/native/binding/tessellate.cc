@@ -54,7 +54,8 @@ Napi::Value Tessellate(const Napi::CallbackInfo& info) {
   try {
     outcome = state->run(request, flag, [&envState] { return envState->exiting(); });
   } catch (const std::bad_alloc&) {
-    throw Napi::RangeError::New(env, "tessellate: out of memory for " + std::to_string(request.points.size() / 3) + " points");
+    throw Napi::RangeError::New(
+        env, "tessellate: out of memory for " + std::to_string(request.points.size() / 3) + " points");
   } catch (const std::length_error& e) {
     throw Napi::RangeError::New(env, std::string("tessellate: ") + e.what());
   }

@@ -53,31 +53,6 @@ void throwInvalid(Napi::Env env, const voro::ValidationError& error) {
 
 namespace {
 
-std::vector<double> readFloat64(Napi::Env env, const Napi::Value& value, const char* name) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
-    throw Napi::TypeError::New(env, std::string(name) + " must be a Float64Array");
-  }
-  Napi::Float64Array array = value.As<Napi::Float64Array>();
-  return std::vector<double>(array.Data(), array.Data() + array.ElementLength());
-}
-
-void readVector3(Napi::Env env, const Napi::Object& box, const char* key, double out[3]) {
-  Napi::Value v = box.Get(key);
-  if (!v.IsArray() && !v.IsTypedArray()) throw Napi::TypeError::New(env, std::string("box.") + key + " must be [x, y, z]");
-  Napi::Object a = v.As<Napi::Object>();
-  if (a.Get("length").ToNumber().Uint32Value() != 3) {
-    throw Napi::TypeError::New(env, std::string("box.") + key + " must have 3 numbers");
-  }
-  for (uint32_t i = 0; i < 3; i++) {
-    Napi::Value x = a.Get(i);
-    if (!x.IsNumber() || !std::isfinite(x.As<Napi::Number>().DoubleValue())) {
-      throw Napi::TypeError::New(env, std::string("box.") + key + "[" + std::to_string(i) + "] must be a finite number");
-    }
-    out[i] = x.As<Napi::Number>().DoubleValue();
-  }
-}
-
-// Checks the object is live and not released before getters hand out views.
 template <typename E>
 Napi::Value exportVector(peclet::Object<Tessellation>& self, Napi::Env env,
                          const std::shared_ptr<TessellationState>& state, const std::vector<E>& v) {
@@ -89,16 +64,18 @@ Napi::Value exportVector(peclet::Object<Tessellation>& self, Napi::Env env,
 Request readRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Request request;
-  request.points = readFloat64(env, info[0], "points");
+  request.points = peclet::float64Vector(env, info[0], "points");
   if (!info[1].IsObject()) throw Napi::TypeError::New(env, "options.box must be { min: [x, y, z], max: [x, y, z] }");
   Napi::Object box = info[1].As<Napi::Object>();
-  readVector3(env, box, "min", request.box.min);
-  readVector3(env, box, "max", request.box.max);
+  const auto min = peclet::vector3(env, box.Get("min"), "box.min");
+  const auto max = peclet::vector3(env, box.Get("max"), "box.max");
+  std::copy(min.begin(), min.end(), request.box.min);
+  std::copy(max.begin(), max.end(), request.box.max);
   if (!info[2].IsArray()) throw Napi::TypeError::New(env, "options.periodic must be [bool, bool, bool]");
   Napi::Array periodic = info[2].As<Napi::Array>();
   for (uint32_t i = 0; i < 3; i++) request.box.periodic[i] = periodic.Get(i).ToBoolean().Value();
   if (!info[3].IsUndefined() && !info[3].IsNull()) {
-    request.radii = readFloat64(env, info[3], "options.radii");
+    request.radii = peclet::float64Vector(env, info[3], "options.radii");
     request.hasRadii = true;
   }
   if (info[4].IsNumber()) request.threads = info[4].As<Napi::Number>().Uint32Value();
@@ -157,7 +134,8 @@ Napi::Value Tessellation::Cell(const Napi::CallbackInfo& info) {
   double index = info[0].As<Napi::Number>().DoubleValue();
   const double n = static_cast<double>(state_->kernel.pointCount());
   if (!(index >= 0 && index < n && index == std::floor(index))) {
-    throw Napi::RangeError::New(env, "cell(index): index must be an integer in [0, " + std::to_string(state_->kernel.pointCount()) + ")");
+    throw Napi::RangeError::New(
+        env, "cell(index): index must be an integer in [0, " + std::to_string(state_->kernel.pointCount()) + ")");
   }
   voro::CellGeometry geometry;
   if (!state_->kernel.cell(static_cast<std::size_t>(index), geometry)) {
@@ -184,10 +162,11 @@ Napi::Value Tessellation::Cell(const Napi::CallbackInfo& info) {
 
 Napi::Value Tessellation::Update(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::vector<double> points = readFloat64(env, info[0], "points");
+  std::vector<double> points = peclet::float64Vector(env, info[0], "points");
   if (points.size() != 3 * state_->kernel.pointCount()) {
-    throw Napi::RangeError::New(env, "update(points): points must hold " + std::to_string(3 * state_->kernel.pointCount()) +
-                                         " coordinates (3 per point of the tessellation), got " + std::to_string(points.size()));
+    throw Napi::RangeError::New(
+        env, "update(points): points must hold " + std::to_string(3 * state_->kernel.pointCount()) +
+                 " coordinates (3 per point of the tessellation), got " + std::to_string(points.size()));
   }
   // Result buffers may move: arrays handed out before are detached, never left dangling.
   detachExports(env);

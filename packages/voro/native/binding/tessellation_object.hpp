@@ -2,9 +2,8 @@
 // results are handed to JS as zero-copy typed arrays.
 #pragma once
 
-#include <peclet/peclet.hpp>
-
 #include <memory>
+#include <peclet/peclet.hpp>
 #include <vector>
 
 #include "../tessellation.hpp"

@@ -1,0 +1,45 @@
+// Reading arguments in bindings: each helper checks the type and throws a
+// TypeError/RangeError that names the argument, so a binding reads like its
+// documentation and bad input never reaches a kernel.
+#pragma once
+
+#include <napi.h>
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace peclet {
+
+/// True for a Float64Array.
+inline bool isFloat64Array(const Napi::Value& value) {
+  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array;
+}
+
+/// A copy of a Float64Array argument; TypeError "<name> must be a Float64Array" otherwise.
+inline std::vector<double> float64Vector(Napi::Env env, const Napi::Value& value, const std::string& name) {
+  if (!isFloat64Array(value)) throw Napi::TypeError::New(env, name + " must be a Float64Array");
+  Napi::Float64Array array = value.As<Napi::Float64Array>();
+  return std::vector<double>(array.Data(), array.Data() + array.ElementLength());
+}
+
+/// A finite number; TypeError when it is not a number, RangeError when not finite.
+inline double finiteNumber(Napi::Env env, const Napi::Value& value, const std::string& name) {
+  if (!value.IsNumber()) throw Napi::TypeError::New(env, name + " must be a number");
+  double v = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(v)) throw Napi::RangeError::New(env, name + " must be finite, got " + std::to_string(v));
+  return v;
+}
+
+/// Three finite numbers from an array or typed array: `[x, y, z]`.
+inline std::array<double, 3> vector3(Napi::Env env, const Napi::Value& value, const std::string& name) {
+  if (!value.IsArray() && !value.IsTypedArray()) throw Napi::TypeError::New(env, name + " must be [x, y, z]");
+  Napi::Object a = value.As<Napi::Object>();
+  if (a.Get("length").ToNumber().Uint32Value() != 3) throw Napi::TypeError::New(env, name + " must have 3 numbers");
+  std::array<double, 3> out{};
+  for (uint32_t i = 0; i < 3; i++) out[i] = finiteNumber(env, a.Get(i), name + "[" + std::to_string(i) + "]");
+  return out;
+}
+
+}  // namespace peclet
