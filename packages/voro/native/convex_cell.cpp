@@ -224,24 +224,155 @@ void ConvexCell::removeVertex(std::int32_t v) {
 ConvexCell::Clip ConvexCell::clip(double nx, double ny, double nz, double offset,
                                   double tolerance, std::int32_t neighbor, std::int32_t image) {
   const std::size_t nv = vertexCount_;
-  {
-    // Plane test over every vertex: a tight loop over the coordinate arrays.
-    const double *x = x_.data(), *y = y_.data(), *z = z_.data();
-    double* d = distance_.data();
-    double dmax = -1e300, dmin = 1e300;
-    for (std::size_t v = 0; v < nv; ++v) {
-      const double dv = nx * x[v] + ny * y[v] + nz * z[v] - offset;
-      d[v] = dv;
-      dmax = dv > dmax ? dv : dmax;
-      dmin = dv < dmin ? dv : dmin;
-    }
-    if (!(dmax > tolerance)) return Clip::kUnchanged;
-    if (!(dmin < -tolerance)) {
-      vertexCount_ = 0;
-      maxRadius2_ = 0;
-      return Clip::kEmptied;
+  // Plane test over every vertex: a tight loop over the coordinate arrays.
+  const double *x = x_.data(), *y = y_.data(), *z = z_.data();
+  double* d = distance_.data();
+  double dmax = -1e300, dmin = 1e300, nearest = 1e300;
+  for (std::size_t v = 0; v < nv; ++v) {
+    const double dv = nx * x[v] + ny * y[v] + nz * z[v] - offset;
+    d[v] = dv;
+    dmax = dv > dmax ? dv : dmax;
+    dmin = dv < dmin ? dv : dmin;
+    const double a = std::fabs(dv);
+    nearest = a < nearest ? a : nearest;
+  }
+  if (!(dmax > tolerance)) return Clip::kUnchanged;
+  if (!(dmin < -tolerance)) {
+    vertexCount_ = 0;
+    maxRadius2_ = 0;
+    return Clip::kEmptied;
+  }
+  outside_.clear();
+  for (std::size_t v = 0; v < nv; ++v) {
+    const double dv = distance_[v];
+    const signed char s = dv > tolerance ? 1 : (dv < -tolerance ? -1 : 0);
+    side_[v] = s;
+    if (s > 0) outside_.push_back(static_cast<std::int32_t>(v));
+  }
+  // No vertex on the plane (the common case): only edges crossing it change.
+  if (nearest > tolerance && clipSimple(neighbor, image)) return Clip::kCut;
+  return clipGeneric(neighbor, image, tolerance);
+}
+
+// Cut where every vertex is strictly above or below the plane. Each crossing edge gets a
+// new vertex of degree three: its inside end, and its two neighbours around the new face,
+// which are found by walking each cut face through its vertices above the plane only.
+bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image) {
+  const std::size_t nv = vertexCount_;
+  crossing_.clear();
+  // Pass 1: a new vertex per crossing edge; remember it on the outside end's edge slot.
+  growTo(crossingSlot_, poolEnd_);
+  for (const std::int32_t v : outside_) {
+    const std::int32_t base = edgeStart_[v];
+    for (std::int32_t k = 0; k < degree_[v]; ++k) {
+      const std::int32_t u = edgeTo_[base + k];
+      if (side_[u] > 0) continue;
+      crossingSlot_[std::size_t(base + k)] = static_cast<std::int32_t>(crossing_.size() / 4);
+      crossing_.push_back(v);
+      crossing_.push_back(k);
+      crossing_.push_back(u);
+      crossing_.push_back(-1);  // the new vertex, made below
     }
   }
+  const std::size_t count = crossing_.size() / 4;
+  if (count < 3) return false;
+  growTo(crossingNext_, 2 * count);
+  // Pass 2: around each face cut by the plane, the crossing after (u -> v) is where the
+  // face comes back below the plane; walk there through the vertices above it.
+  for (std::size_t c = 0; c < count; ++c) {
+    std::int32_t cur = crossing_[4 * c], at = crossing_[4 * c + 1];
+    const std::int32_t u = crossing_[4 * c + 2];
+    // The face of directed edge u -> v continues at v with the edge before the one to u.
+    at = at == 0 ? degree_[cur] - 1 : at - 1;
+    std::size_t steps = 0;
+    while (true) {
+      const std::int32_t slot = edgeStart_[cur] + at;
+      const std::int32_t next = edgeTo_[slot];
+      if (side_[next] < 0) {
+        crossingNext_[c] = crossingSlot_[std::size_t(slot)];
+        break;
+      }
+      const std::int32_t* list = &edgeTo_[edgeStart_[next]];
+      const std::int32_t degree = degree_[next];
+      std::int32_t back = -1;
+      for (std::int32_t j = 0; j < degree; ++j)
+        if (list[j] == cur) {
+          back = j;
+          break;
+        }
+      if (back < 0 || ++steps > nv) return false;
+      at = back == 0 ? degree - 1 : back - 1;
+      cur = next;
+    }
+    (void)u;
+  }
+  // Each crossing is the successor of exactly one other (one loop, or several if
+  // degenerate: then leave it to the generic path).
+  for (std::size_t c = 0; c < count; ++c) crossingNext_[count + c] = -1;
+  for (std::size_t c = 0; c < count; ++c) {
+    const std::int32_t n = crossingNext_[c];
+    if (crossingNext_[count + std::size_t(n)] >= 0) return false;
+    crossingNext_[count + std::size_t(n)] = static_cast<std::int32_t>(c);
+  }
+  {
+    std::size_t length = 0;
+    std::int32_t c = 0;
+    do {
+      c = crossingNext_[std::size_t(c)];
+      ++length;
+    } while (c != 0 && length <= count);
+    if (length != count) return false;
+  }
+
+  // Commit: make the vertices, then link them.
+  const std::int32_t capFace = static_cast<std::int32_t>(faceNeighbor_.size());
+  faceNeighbor_.push_back(neighbor);
+  faceImage_.push_back(image);
+  totalVertices_ = nv;
+  for (std::size_t c = 0; c < count; ++c) {
+    const std::int32_t v = crossing_[4 * c], u = crossing_[4 * c + 2];
+    const double dv = distance_[v], du = distance_[u];
+    const double t = du / (du - dv);
+    const std::int32_t w = newVertex();
+    x_[w] = x_[u] + t * (x_[v] - x_[u]);
+    y_[w] = y_[u] + t * (y_[v] - y_[u]);
+    z_[w] = z_[u] + t * (z_[v] - z_[u]);
+    crossing_[4 * c + 3] = w;
+  }
+  for (std::size_t c = 0; c < count; ++c) {
+    const std::int32_t v = crossing_[4 * c], k = crossing_[4 * c + 1], u = crossing_[4 * c + 2],
+                       w = crossing_[4 * c + 3];
+    // Inside end: the edge now ends at w, in the same face.
+    std::int32_t* list = &edgeTo_[edgeStart_[u]];
+    std::int32_t f1 = -1;
+    for (std::int32_t j = 0; j < degree_[u]; ++j)
+      if (list[j] == v) {
+        list[j] = w;
+        f1 = edgeFace_[edgeStart_[u] + j];
+        break;
+      }
+    // New vertex, counter-clockwise from outside: u, the previous crossing around the new
+    // face, the next one; the faces between them are v -> u's face, the new face, u -> v's.
+    const std::int32_t base = edgeStart_[w];
+    edgeTo_[base] = u;
+    edgeFace_[base] = edgeFace_[edgeStart_[v] + k];
+    edgeTo_[base + 1] = crossing_[4 * std::size_t(crossingNext_[count + c]) + 3];
+    edgeFace_[base + 1] = capFace;
+    edgeTo_[base + 2] = crossing_[4 * std::size_t(crossingNext_[c]) + 3];
+    edgeFace_[base + 2] = f1;
+    degree_[w] = 3;
+  }
+  vertexCount_ = totalVertices_;
+  for (std::size_t k = outside_.size(); k-- > 0;) removeVertex(outside_[k]);
+  totalVertices_ = vertexCount_;
+  updateRadius();
+  return true;
+}
+
+ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t image,
+                                         double tolerance) {
+  (void)tolerance;
+  const std::size_t nv = vertexCount_;
   if (++stamp_ >= 0x3fffffff) {
     stamp_ = 1;
     for (auto& m : faceMark_) m = 0;
@@ -250,13 +381,6 @@ ConvexCell::Clip ConvexCell::clip(double nx, double ny, double nz, double offset
     for (auto& m : edgeSeen_) m = 0;
   }
   const std::int32_t stamp = stamp_;
-  outside_.clear();
-  for (std::size_t v = 0; v < nv; ++v) {
-    const double dv = distance_[v];
-    const signed char s = dv > tolerance ? 1 : (dv < -tolerance ? -1 : 0);
-    side_[v] = s;
-    if (s > 0) outside_.push_back(static_cast<std::int32_t>(v));
-  }
 
   // Faces holding a vertex above the plane are the only ones that change.
   growTo(faceMark_, faceNeighbor_.size());

@@ -86,6 +86,8 @@ class ConvexCell {
   std::int32_t newVertex();
   void reserveVertices(std::size_t n);
   void reserveEdges(std::size_t n);
+  Clip clipGeneric(std::int32_t neighbor, std::int32_t image, double tolerance);
+  bool clipSimple(std::int32_t neighbor, std::int32_t image);
   bool traceFace(std::int32_t v, std::int32_t k, std::vector<std::int32_t>& out);
   void setEdges(std::int32_t v, const std::int32_t* nb, const std::int32_t* face,
                 std::int32_t degree);
@@ -117,6 +119,7 @@ class ConvexCell {
   std::vector<std::int32_t> oldLoops_, oldStart_;
   std::vector<std::int32_t> newLoops_, newStart_, newFace_;
   std::vector<CutEdge> cuts_;
+  std::vector<std::int32_t> crossing_, crossingSlot_, crossingNext_;
   std::vector<std::int32_t> faceScratch_, runStarts_, capSources_, capNext_, capSeen_;
   std::vector<std::int32_t> rebuild_;
   std::vector<Wedge> wedges_, wedgesSorted_;

@@ -52,6 +52,8 @@ void SpatialGrid::build(const double* wrapped, const double* radii, std::size_t 
     order_[e] = static_cast<std::int32_t>(i);
   }
   point_.swap(order_);
+  entry_.resize(count);
+  for (std::size_t e = 0; e < count; ++e) entry_[std::size_t(point_[e])] = static_cast<std::int32_t>(e);
   maxRadius_ = 0;
   for (std::size_t e = 0; e < count; ++e) {
     const std::size_t i = std::size_t(point_[e]);

@@ -36,6 +36,8 @@ class SpatialGrid {
   /// Entries of bin b are [binStart(b), binStart(b + 1)).
   std::size_t binStart(std::size_t b) const { return start_[b]; }
   std::int32_t entryPoint(std::size_t e) const { return point_[e]; }
+  /// The entry holding point i (inverse of entryPoint).
+  std::size_t entryOf(std::int32_t i) const { return std::size_t(entry_[std::size_t(i)]); }
   const double* entryPosition(std::size_t e) const { return &position_[3 * e]; }
   double entryRadius(std::size_t e) const { return radius_.empty() ? 0.0 : radius_[e]; }
 
@@ -48,7 +50,7 @@ class SpatialGrid {
   std::size_t memoryBytes() const {
     return start_.capacity() * sizeof(std::size_t) + point_.capacity() * 4 +
            position_.capacity() * 8 + radius_.capacity() * 8 + shells_.capacity() * sizeof(Offset) +
-           cursor_.capacity() * sizeof(std::size_t) + order_.capacity() * 4;
+           cursor_.capacity() * sizeof(std::size_t) + order_.capacity() * 4 + entry_.capacity() * 4;
   }
 
  private:
@@ -62,6 +64,7 @@ class SpatialGrid {
   std::vector<Offset> shells_;
   std::vector<std::size_t> cursor_;
   std::vector<std::int32_t> order_;
+  std::vector<std::int32_t> entry_;
   bool shellPeriodic_[3] = {false, false, false};
   int shellBins_[3] = {0, 0, 0};
   double shellSize_[3] = {0, 0, 0};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "convex_cell.hpp"
@@ -18,20 +19,51 @@ constexpr double kPointsPerBin = 5.0;
 
 int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-// Faces of one chunk of cells, in cell order, before they are gathered into the CSR arrays.
 // A plane to a nearby point, queued to be cut in order of distance.
 struct NearPlane {
   double key, qx, qy, qz, q2, c;
   std::int32_t neighbor, image;
 };
 
-struct ChunkFaces {
-  std::vector<std::int32_t> faceCount;  // per cell of the chunk
+// Cells are built in grid order (neighbouring cells share bins, so the points they read
+// are already cached); a chunk is kChunkCells consecutive grid entries. Aligned so that two
+// workers filling neighbouring chunks never write to one cache line.
+struct alignas(64) ChunkFaces {
+  std::vector<std::int32_t> faceStart;  // per cell of the chunk, + 1: local face offsets
   std::vector<std::int32_t> neighbor, image;
   std::vector<double> area;
+  std::vector<unsigned char> keep;
+  std::vector<std::int32_t> kept;  // per cell: faces kept by the symmetry pass
   std::size_t defects = 0, empty = 0, removed = 0;
   double largestRemoved = 0;
 };
+
+// Largest search reach (bins per axis) tabulated per cell.
+constexpr int kMaxReach = 16;
+
+// One axis of a bin offset seen from a cell: the wrapped bin, the periodic image it lies in,
+// and the squared distance from the cell's point to that bin's slab (infinite past a wall).
+struct AxisStep {
+  int bin, shift;
+  double gap2;
+};
+
+// Scratch of one worker, on cache lines of its own.
+struct alignas(64) WorkerScratch {
+  ConvexCell cell;
+  std::vector<NearPlane> near;
+  std::vector<std::uint64_t> order;  // near planes by distance: key bits, then index
+  // Per axis and bin offset in [-reach, reach], see buildCell.
+  AxisStep axisSteps[3 * (2 * kMaxReach + 1)];
+};
+
+// Orders doubles as unsigned integers (float precision is enough to order planes).
+inline std::uint32_t sortableKey(double value) {
+  float f = static_cast<float>(value);
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
 
 }  // namespace
 
@@ -49,25 +81,24 @@ struct Tessellation::State {
   std::vector<std::uint32_t> validationOrder;
   SpatialGrid grid;
 
-  std::vector<std::unique_ptr<ConvexCell>> cells;  // one per worker
-  std::vector<std::vector<NearPlane>> nearPlanes;  // one per worker
+  std::vector<std::unique_ptr<WorkerScratch>> workers;  // one per worker
   std::vector<ChunkFaces> chunks;
 
   std::vector<double> volumes, centroids, areas;
   std::vector<std::int64_t> offsets;
   std::vector<std::int32_t> neighbors, images;
-  std::vector<unsigned char> keep;
   TessellationStats stats;
 
-  void buildCell(std::size_t i, ConvexCell& cell, std::vector<NearPlane>& near) const;
+  void buildCell(std::size_t i, WorkerScratch& scratch) const;
   Outcome run(const double* points, const Execution& execution);
   void forEach(const Execution& execution, std::size_t count, const ParallelBody& body) const;
 };
 
 // Builds the cell of point i: start from the box, then cut by neighbours nearest bin first
 // until no unvisited bin can hold a point whose plane reaches the cell.
-void Tessellation::State::buildCell(std::size_t i, ConvexCell& cell,
-                                    std::vector<NearPlane>& near) const {
+void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const {
+  ConvexCell& cell = scratch.cell;
+  std::vector<NearPlane>& near = scratch.near;
   const double* p = &wrapped[3 * i];
   double lo[3], hi[3];
   std::int32_t faceNeighbor[6], faceImage[6];
@@ -113,32 +144,57 @@ void Tessellation::State::buildCell(std::size_t i, ConvexCell& cell,
   const int nb[3] = {grid.bins(0), grid.bins(1), grid.bins(2)};
   const double h[3] = {grid.binSize(0), grid.binSize(1), grid.binSize(2)};
 
+  // Per axis and bin offset, tabulated once per cell for the precomputed search order.
+  const int pb[3] = {bx, by, bz};
+  auto axisStep = [&](int k, int d) {
+    AxisStep a{pb[k] + d, 0, 0.0};
+    if (a.bin < 0 || a.bin >= nb[k]) {
+      if (!box.periodic[k]) {
+        a.gap2 = HUGE_VAL;
+        return a;
+      }
+      a.shift = floorDiv(a.bin, nb[k]);
+      a.bin -= a.shift * nb[k];
+    }
+    const double binLo = box.min[k] + a.bin * h[k] + a.shift * length[k] - p[k];
+    const double binHi = binLo + h[k];
+    const double g = binLo > 0 ? binLo : (binHi < 0 ? -binHi : 0.0);
+    a.gap2 = g * g;
+    return a;
+  };
+  const int reach = std::min(grid.shellReach(), kMaxReach);
+  AxisStep* table = scratch.axisSteps;
+  const int width = 2 * reach + 1;
+  for (int k = 0; k < 3; ++k)
+    for (int d = -reach; d <= reach; ++d) table[k * width + d + reach] = axisStep(k, d);
+
   // Clips by every point of a bin (or, with `collect`, queues them in `near`). Returns false
   // once the cell is empty.
   bool collect = false;
+  std::size_t nearCount = 0;
   auto visit = [&](int dx, int dy, int dz) -> bool {
-    int t[3] = {bx + dx, by + dy, bz + dz}, s[3] = {0, 0, 0};
-    double gap2 = 0;
-    for (int k = 0; k < 3; ++k) {
-      if (t[k] < 0 || t[k] >= nb[k]) {
-        if (!box.periodic[k]) return true;
-        s[k] = floorDiv(t[k], nb[k]);
-        t[k] -= s[k] * nb[k];
-      }
-      // Distance from p to the bin's slab on this axis, in the image's frame.
-      const double binLo = box.min[k] + t[k] * h[k] + s[k] * length[k] - p[k];
-      const double binHi = binLo + h[k];
-      const double g = binLo > 0 ? binLo : (binHi < 0 ? -binHi : 0.0);
-      gap2 += g * g;
+    AxisStep ax, ay, az;
+    if (dx >= -reach && dx <= reach && dy >= -reach && dy <= reach && dz >= -reach &&
+        dz <= reach) {
+      ax = table[dx + reach];
+      ay = table[width + dy + reach];
+      az = table[2 * width + dz + reach];
+    } else {
+      ax = axisStep(0, dx);
+      ay = axisStep(1, dy);
+      az = axisStep(2, dz);
     }
+    const double gap2 = ax.gap2 + ay.gap2 + az.gap2;
     if (gap2 >= stop * stop) return true;
-    const bool shifted = s[0] != 0 || s[1] != 0 || s[2] != 0;
-    const double ox = s[0] * length[0] - p[0], oy = s[1] * length[1] - p[1],
-                 oz = s[2] * length[2] - p[2];
-    const std::size_t b = grid.binIndex(t[0], t[1], t[2]);
-    const std::size_t end = grid.binStart(b + 1);
-    const std::int32_t image = shifted ? packImage(s[0], s[1], s[2]) : kNoImage;
-    for (std::size_t e = grid.binStart(b); e < end; ++e) {
+    const bool shifted = ax.shift != 0 || ay.shift != 0 || az.shift != 0;
+    const double ox = ax.shift * length[0] - p[0], oy = ay.shift * length[1] - p[1],
+                 oz = az.shift * length[2] - p[2];
+    const std::size_t b = grid.binIndex(ax.bin, ay.bin, az.bin);
+    const std::size_t begin = grid.binStart(b), end = grid.binStart(b + 1);
+    const std::int32_t image = shifted ? packImage(ax.shift, ay.shift, az.shift) : kNoImage;
+    if (collect && near.size() < nearCount + (end - begin))
+      near.resize(2 * (nearCount + (end - begin)));
+    for (std::size_t e = begin; e < end; ++e) {
       const std::int32_t j = grid.entryPoint(e);
       if (j == self && !shifted) continue;
       const double* q = grid.entryPosition(e);
@@ -148,7 +204,7 @@ void Tessellation::State::buildCell(std::size_t i, ConvexCell& cell,
       const double c = 0.5 * (q2 + ri2 - rj * rj);
       if (collect) {
         // Signed squared distance of the plane from p: sorts planes nearest first.
-        near.push_back({c * std::fabs(c) / q2, qx, qy, qz, q2, c, j, image});
+        near[nearCount++] = {c * std::fabs(c) / q2, qx, qy, qz, q2, c, j, image};
         continue;
       }
       // The plane is at distance c / |q|; it misses a cell whose vertices are all within R.
@@ -169,17 +225,25 @@ void Tessellation::State::buildCell(std::size_t i, ConvexCell& cell,
   // nearest first wastes fewer cuts on planes that later ones remove, which pays for the sort.
   const std::vector<SpatialGrid::Offset>& shells = grid.shells();
   std::size_t next = 0;
-  near.clear();
   collect = true;
   for (; next < shells.size() && shells[next].lowerBound == 0; ++next)
     visit(shells[next].dx, shells[next].dy, shells[next].dz);
   collect = false;
-  std::sort(near.begin(), near.end(), [](const NearPlane& x, const NearPlane& y) {
-    if (x.key != y.key) return x.key < y.key;
-    if (x.neighbor != y.neighbor) return x.neighbor < y.neighbor;
-    return x.image < y.image;
-  });
-  for (const NearPlane& np : near) {
+  // Only the nearest planes need an exact order; farther ones are mostly rejected by the
+  // radius test whatever their order.
+  std::vector<std::uint64_t>& order = scratch.order;
+  order.resize(nearCount);
+  for (std::size_t k = 0; k < nearCount; ++k)
+    order[k] = (std::uint64_t(sortableKey(near[k].key)) << 32) | std::uint64_t(k);
+  constexpr std::size_t kSorted = 48;
+  if (order.size() > kSorted) {
+    std::nth_element(order.begin(), order.begin() + kSorted, order.end());
+    std::sort(order.begin(), order.begin() + kSorted);
+  } else {
+    std::sort(order.begin(), order.end());
+  }
+  for (const std::uint64_t o : order) {
+    const NearPlane& np = near[std::size_t(o & 0xffffffffu)];
     if (np.c > 0 && np.c * np.c >= np.q2 * r2) continue;
     const ConvexCell::Clip result =
         cell.clip(np.qx, np.qy, np.qz, np.c, tolerance * std::sqrt(np.q2), np.neighbor, np.image);
@@ -243,35 +307,36 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
 
   grid.build(wrapped.data(), hasRadii ? radii.data() : nullptr, count, box, kPointsPerBin);
 
-  const unsigned workers = std::max(1u, execution.workers);
-  while (cells.size() < workers) cells.push_back(std::make_unique<ConvexCell>());
-  if (nearPlanes.size() < workers) nearPlanes.resize(workers);
+  const unsigned workerCount = std::max(1u, execution.workers);
+  while (workers.size() < workerCount) workers.push_back(std::make_unique<WorkerScratch>());
   const std::size_t chunkCount = (count + kChunkCells - 1) / kChunkCells;
   if (chunks.size() < chunkCount) chunks.resize(chunkCount);
   volumes.resize(count);
   centroids.resize(n3);
 
+  // Build the cells in grid order, each chunk's faces into its own buffers.
   std::atomic<bool> cancelled{false};
   const std::atomic<bool>* cancel = execution.cancel;
   forEach(execution, chunkCount, [&](std::size_t begin, std::size_t end, unsigned worker) {
-    if (worker >= cells.size()) throw std::out_of_range("parallelFor worker index >= workers");
-    ConvexCell& cell = *cells[worker];
-    std::vector<NearPlane>& near = nearPlanes[worker];
+    if (worker >= workers.size()) throw std::out_of_range("parallelFor worker index >= workers");
+    WorkerScratch& scratch = *workers[worker];
+    ConvexCell& cell = scratch.cell;
     for (std::size_t c = begin; c < end; ++c) {
       if (cancel && cancel->load(std::memory_order_relaxed)) {
         cancelled.store(true, std::memory_order_relaxed);
         return;
       }
       ChunkFaces& out = chunks[c];
-      out.faceCount.clear();
+      out.faceStart.assign(1, 0);
       out.neighbor.clear();
       out.image.clear();
       out.area.clear();
       out.empty = 0;
       cell.clearDefects();
       const std::size_t first = c * kChunkCells, last = std::min(count, first + kChunkCells);
-      for (std::size_t i = first; i < last; ++i) {
-        buildCell(i, cell, near);
+      for (std::size_t e = first; e < last; ++e) {
+        const std::size_t i = static_cast<std::size_t>(grid.entryPoint(e));
+        buildCell(i, scratch);
         cell.finish();
         double volume, centroid[3];
         cell.measure(volume, centroid);
@@ -279,12 +344,12 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
         for (int a = 0; a < 3; ++a) centroids[3 * i + a] = given[3 * i + a] + centroid[a];
         out.empty += cell.empty();
         const std::size_t faces = cell.faceCount();
-        out.faceCount.push_back(static_cast<std::int32_t>(faces));
         for (std::size_t f = 0; f < faces; ++f) {
           out.neighbor.push_back(cell.faceNeighbor(f));
           out.image.push_back(cell.faceImage(f));
           out.area.push_back(cell.faceArea(f));
         }
+        out.faceStart.push_back(static_cast<std::int32_t>(out.neighbor.size()));
       }
       out.defects = cell.topologyDefects();
     }
@@ -294,63 +359,53 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
     return outcome;
   }
 
-  // Gather the chunks into CSR arrays.
-  offsets.resize(count + 1);
-  offsets[0] = 0;
-  for (std::size_t c = 0; c < chunkCount; ++c) {
-    const std::size_t first = c * kChunkCells;
-    const ChunkFaces& ch = chunks[c];
-    for (std::size_t k = 0; k < ch.faceCount.size(); ++k)
-      offsets[first + k + 1] = offsets[first + k] + ch.faceCount[k];
-  }
-  const std::size_t faceTotal = static_cast<std::size_t>(offsets[count]);
-  neighbors.resize(faceTotal);
-  images.resize(faceTotal);
-  areas.resize(faceTotal);
-  keep.resize(faceTotal);
-  forEach(execution, chunkCount, [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t c = begin; c < end; ++c) {
-      const ChunkFaces& ch = chunks[c];
-      const std::size_t at = static_cast<std::size_t>(offsets[c * kChunkCells]);
-      std::copy(ch.neighbor.begin(), ch.neighbor.end(), neighbors.begin() + at);
-      std::copy(ch.image.begin(), ch.image.end(), images.begin() + at);
-      std::copy(ch.area.begin(), ch.area.end(), areas.begin() + at);
-    }
-  });
-
   // Make the face lists symmetric. Each cell is built on its own, so a plane that only
   // grazes a cell within rounding (a face of area ~tolerance^2) can be cut on one side and
   // judged "touching" on the other. Such one-sided faces are removed; matched pairs get the
   // mean of their two areas so both sides report the same number bit for bit. Each pair is
-  // written only by the task of its lower index, so there are no races.
+  // written only by the task of its earlier grid entry, so there are no races. Working in
+  // grid order keeps a cell's neighbours' faces close in memory.
   forEach(execution, chunkCount, [&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t c = begin; c < end; ++c) {
       ChunkFaces& ch = chunks[c];
       ch.removed = 0;
       ch.largestRemoved = 0;
+      ch.keep.assign(ch.neighbor.size(), 1);
+      ch.kept.clear();
       const std::size_t first = c * kChunkCells, last = std::min(count, first + kChunkCells);
-      for (std::size_t i = first; i < last; ++i) {
-        for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-          const std::int32_t j = neighbors[k];
-          keep[k] = 1;
+      for (std::size_t e = first; e < last; ++e) {
+        const std::int32_t i = grid.entryPoint(e);
+        const std::size_t local = e - first;
+        const std::int32_t faceBegin = ch.faceStart[local], faceEnd = ch.faceStart[local + 1];
+        std::int32_t kept = 0;
+        for (std::int32_t k = faceBegin; k < faceEnd; ++k) {
+          const std::int32_t j = ch.neighbor[std::size_t(k)];
+          ++kept;
           if (j < 0) continue;
-          const std::int32_t want = oppositeImage(images[k]);
-          std::int64_t partner = -1;
-          for (std::int64_t m = offsets[j]; m < offsets[j + 1]; ++m)
-            if (neighbors[m] == static_cast<std::int32_t>(i) && images[m] == want) {
+          const std::int32_t want = oppositeImage(ch.image[std::size_t(k)]);
+          const std::size_t ej = grid.entryOf(j);
+          ChunkFaces& other = chunks[ej / kChunkCells];
+          const std::size_t lj = ej % kChunkCells;
+          std::int32_t partner = -1;
+          for (std::int32_t m = other.faceStart[lj]; m < other.faceStart[lj + 1]; ++m)
+            if (other.neighbor[std::size_t(m)] == i && other.image[std::size_t(m)] == want) {
               partner = m;
               break;
             }
           if (partner < 0) {
-            keep[k] = 0;
+            ch.keep[std::size_t(k)] = 0;
+            --kept;
             ++ch.removed;
-            ch.largestRemoved = std::max(ch.largestRemoved, areas[k]);
-          } else if (static_cast<std::size_t>(j) > i || (static_cast<std::size_t>(j) == i && partner > k)) {
-            const double mean = 0.5 * (areas[k] + areas[partner]);
-            areas[k] = mean;
-            areas[partner] = mean;
+            ch.largestRemoved = std::max(ch.largestRemoved, ch.area[std::size_t(k)]);
+          } else if (ej > e || (ej == e && partner > k)) {
+            double& mine = ch.area[std::size_t(k)];
+            double& theirs = other.area[std::size_t(partner)];
+            const double mean = 0.5 * (mine + theirs);
+            mine = mean;
+            theirs = mean;
           }
         }
+        ch.kept.push_back(kept);
       }
     }
   });
@@ -362,25 +417,34 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
     stats.topologyDefects += chunks[c].defects;
     stats.emptyCells += chunks[c].empty;
   }
-  if (stats.oneSidedFacesRemoved > 0) {
-    std::size_t w = 0;
-    std::int64_t begin = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::int64_t end = offsets[i + 1];
-      for (std::int64_t k = begin; k < end; ++k) {
-        if (!keep[k]) continue;
-        neighbors[w] = neighbors[k];
-        images[w] = images[k];
-        areas[w] = areas[k];
-        ++w;
+
+  // Gather into CSR arrays in point order.
+  offsets.resize(count + 1);
+  offsets[0] = 0;
+  for (std::size_t e = 0; e < count; ++e)
+    offsets[std::size_t(grid.entryPoint(e)) + 1] = chunks[e / kChunkCells].kept[e % kChunkCells];
+  for (std::size_t i = 0; i < count; ++i) offsets[i + 1] += offsets[i];
+  const std::size_t faceTotal = static_cast<std::size_t>(offsets[count]);
+  neighbors.resize(faceTotal);
+  images.resize(faceTotal);
+  areas.resize(faceTotal);
+  forEach(execution, chunkCount, [&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t c = begin; c < end; ++c) {
+      const ChunkFaces& ch = chunks[c];
+      const std::size_t first = c * kChunkCells, last = std::min(count, first + kChunkCells);
+      for (std::size_t e = first; e < last; ++e) {
+        const std::size_t local = e - first;
+        std::size_t at = static_cast<std::size_t>(offsets[std::size_t(grid.entryPoint(e))]);
+        for (std::int32_t k = ch.faceStart[local]; k < ch.faceStart[local + 1]; ++k) {
+          if (!ch.keep[std::size_t(k)]) continue;
+          neighbors[at] = ch.neighbor[std::size_t(k)];
+          images[at] = ch.image[std::size_t(k)];
+          areas[at] = ch.area[std::size_t(k)];
+          ++at;
+        }
       }
-      begin = end;
-      offsets[i + 1] = static_cast<std::int64_t>(w);
     }
-    neighbors.resize(w);
-    images.resize(w);
-    areas.resize(w);
-  }
+  });
   valid = true;
   return outcome;
 }
@@ -444,11 +508,13 @@ std::size_t Tessellation::memoryBytes() const {
   std::size_t total = sizeof(State) + bytes(s.given) + bytes(s.wrapped) + bytes(s.radii) +
                       bytes(s.validationOrder) + s.grid.memoryBytes() + bytes(s.volumes) +
                       bytes(s.centroids) + bytes(s.areas) + bytes(s.offsets) +
-                      bytes(s.neighbors) + bytes(s.images) + bytes(s.keep);
+                      bytes(s.neighbors) + bytes(s.images);
   for (const ChunkFaces& c : s.chunks)
-    total += sizeof(c) + bytes(c.faceCount) + bytes(c.neighbor) + bytes(c.image) + bytes(c.area);
-  for (const auto& c : s.cells) total += c->memoryBytes();
-  for (const auto& v : s.nearPlanes) total += bytes(v);
+    total += sizeof(c) + bytes(c.faceStart) + bytes(c.neighbor) + bytes(c.image) + bytes(c.area) +
+             bytes(c.keep) + bytes(c.kept);
+  for (const auto& w : s.workers)
+    total += sizeof(WorkerScratch) - sizeof(ConvexCell) + w->cell.memoryBytes() + bytes(w->near) +
+             bytes(w->order);
   return total;
 }
 
@@ -461,9 +527,9 @@ bool Tessellation::cell(std::size_t i, CellGeometry& out) const {
   out.faceVertices.clear();
   out.faceNeighbors.clear();
   if (!s.valid || i >= s.count) return false;
-  ConvexCell cell;
-  std::vector<NearPlane> near;
-  s.buildCell(i, cell, near);
+  WorkerScratch scratch;
+  ConvexCell& cell = scratch.cell;
+  s.buildCell(i, scratch);
   cell.finish();
   const double* p = &s.given[3 * i];
   out.vertices.resize(3 * cell.vertexCount());

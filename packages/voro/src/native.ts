@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type NativeBinding, defineModule, loadAddon } from '@peclet/core';
+import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
 
 /** The addon's view of a box: what `tessellate` checks and copies. */
 export interface NativeBox {
@@ -8,7 +8,13 @@ export interface NativeBox {
   readonly max: readonly number[];
 }
 
-type NativeArgs = [points: Float64Array, box: NativeBox, periodic: boolean[], radii: Float64Array | undefined, threads: number | undefined];
+type NativeArgs = [
+  points: Float64Array,
+  box: NativeBox,
+  periodic: boolean[],
+  radii: Float64Array | undefined,
+  threads: number | undefined,
+];
 
 /** @internal The exports of the voro addon. */
 export interface VoroBinding extends NativeBinding {
