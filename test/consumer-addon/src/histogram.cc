@@ -1,9 +1,8 @@
 // A histogram of doubles: a wrapped object with native bins exposed as a
 // zero-copy Uint32Array, written the way an addon outside peclet would.
-#include <peclet/peclet.hpp>
-
 #include <cmath>
 #include <memory>
+#include <peclet/peclet.hpp>
 #include <vector>
 
 namespace {
@@ -34,7 +33,8 @@ class Histogram : public peclet::Object<Histogram> {
     double n = info[0].As<Napi::Number>().DoubleValue();
     double lo = info[1].As<Napi::Number>().DoubleValue();
     double hi = info[2].As<Napi::Number>().DoubleValue();
-    if (!(n >= 1 && n <= 1e7 && n == std::floor(n))) throw Napi::RangeError::New(info.Env(), "bins must be an integer in [1, 1e7]");
+    if (!(n >= 1 && n <= 1e7 && n == std::floor(n)))
+      throw Napi::RangeError::New(info.Env(), "bins must be an integer in [1, 1e7]");
     if (!(hi > lo)) throw Napi::RangeError::New(info.Env(), "max must exceed min");
     bins_ = std::make_shared<Bins>(envId(), static_cast<std::size_t>(n), lo, hi);
   }

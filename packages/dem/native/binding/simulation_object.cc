@@ -1,0 +1,429 @@
+#include "simulation_object.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "execution.hpp"
+#include "step_work.hpp"
+
+namespace peclet_dem {
+
+namespace dem = peclet::dem;
+
+namespace {
+
+// The TypeScript layer checks shapes and types and fills defaults; here a
+// missing or non-number field reads as NaN and the kernel's validation
+// reports it by name.
+double number(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : dem::kUnset;
+}
+
+template <std::size_t N>
+void numbers(const Napi::Object& o, const char* key, double* out) {
+  Napi::Value v = o.Get(key);
+  for (std::size_t i = 0; i < N; i++) out[i] = dem::kUnset;
+  if (!v.IsArray()) return;
+  Napi::Array a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < N && i < a.Length(); i++) {
+    Napi::Value x = a.Get(i);
+    if (x.IsNumber()) out[i] = x.As<Napi::Number>().DoubleValue();
+  }
+}
+
+template <std::size_t N>
+void flags(const Napi::Object& o, const char* key, std::array<bool, N>& out) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsArray()) return;
+  Napi::Array a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < N && i < a.Length(); i++) out[i] = a.Get(i).ToBoolean().Value();
+}
+
+std::size_t count(double value) { return value >= 0 && std::isfinite(value) ? static_cast<std::size_t>(value) : 0; }
+
+const dem::Vec3& vec(const double* p, dem::Vec3& out) {
+  out = {p[0], p[1], p[2]};
+  return out;
+}
+
+// A Float64Array argument (or absent), as a pointer and length the kernel reads.
+struct Float64View {
+  const double* data = nullptr;
+  std::size_t length = 0;
+};
+Float64View float64(Napi::Env env, const Napi::Value& value, const char* name, bool optional) {
+  if (optional && (value.IsUndefined() || value.IsNull())) return {};
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+    throw Napi::TypeError::New(env, std::string(name) + " must be a Float64Array");
+  }
+  Napi::Float64Array a = value.As<Napi::Float64Array>();
+  return {a.Data(), a.ElementLength()};
+}
+
+const char* statusName(dem::StepStatus status) {
+  switch (status) {
+    case dem::StepStatus::Cancelled:
+      return "cancelled";
+    case dem::StepStatus::Diverged:
+      return "diverged";
+    default:
+      return "done";
+  }
+}
+
+}  // namespace
+
+void throwInvalid(Napi::Env env, const dem::ValidationError& error) {
+  std::string where = error.index >= 0 ? " (index " + std::to_string(error.index) + ")" : "";
+  std::string message = error.argument + where + ": " + error.message;
+  Napi::Error err = error.kind == dem::ErrorKind::Type ? Napi::Error(Napi::TypeError::New(env, message))
+                                                       : Napi::Error(Napi::RangeError::New(env, message));
+  err.Set("argument", Napi::String::New(env, error.argument));
+  err.Set("index", Napi::Number::New(env, static_cast<double>(error.index)));
+  throw err;
+}
+
+Napi::Object advanceResult(Napi::Env env, const AdvanceOutcome& outcome) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("status", statusName(outcome.report.status));
+  o.Set("steps", static_cast<double>(outcome.report.steps));
+  o.Set("clampedSpheres", static_cast<double>(outcome.report.clampedSpheres));
+  o.Set("firstClampedSphere", static_cast<double>(outcome.report.firstClampedSphere));
+  o.Set("settled", outcome.settled);
+  o.Set("kineticEnergyPerSphere", outcome.kineticEnergyPerSphere);
+  return o;
+}
+
+void SimulationState::create(dem::SimulationOptions options) {
+  options.parallelFor = poolParallelFor(&threads, &cancel, &shouldStop);
+  const unsigned pool = peclet::runtime().pool().size();
+  options.workers = threads == 0 ? pool : std::min(threads, pool);
+  kernel = std::make_unique<dem::Simulation>(std::move(options));
+  account();
+}
+
+void SimulationState::account() {
+  // Approximate: the kernel's per-sphere arrays (13 × 3N and 6 × N doubles)
+  // plus about 8 neighbour pairs of 16 bytes per sphere.
+  const std::size_t n = kernel ? kernel->sphereCount() : 0;
+  ledger.resize(n * (13 * 3 * sizeof(double) + 6 * sizeof(double) + 8 * 16));
+}
+
+AdvanceOutcome SimulationState::advance(const AdvanceRequest& request, std::function<bool()> stop) {
+  cancel = false;
+  shouldStop = [this, stop = std::move(stop)] { return dropped.load() || stop(); };
+  struct Reset {
+    std::function<bool()>& f;
+    ~Reset() { f = nullptr; }
+  } reset{shouldStop};
+  AdvanceOutcome outcome;
+  const std::size_t n = kernel->sphereCount();
+  const bool check = request.threshold >= 0.0 && request.checkInterval > 0 && n > 0;
+  std::size_t taken = 0;
+  while (taken < request.steps) {
+    const std::size_t chunk = check ? std::min(request.checkInterval, request.steps - taken) : request.steps - taken;
+    const dem::StepReport r = kernel->step(chunk, &cancel);
+    taken += r.steps;
+    outcome.report.steps = taken;
+    outcome.report.status = r.status;
+    outcome.report.clampedSpheres += r.clampedSpheres;
+    if (outcome.report.firstClampedSphere < 0) outcome.report.firstClampedSphere = r.firstClampedSphere;
+    if (r.status != dem::StepStatus::Done) break;
+    if (check && kernel->translationalKineticEnergy() / double(n) < request.threshold) {
+      outcome.settled = true;
+      break;
+    }
+  }
+  if (n > 0) outcome.kineticEnergyPerSphere = kernel->translationalKineticEnergy() / double(n);
+  return outcome;
+}
+
+Napi::Function Simulation::Init(Napi::Env env) {
+  auto members = LifecycleMembers();
+  members.push_back(Method<&Simulation::AddSpheres>("addSpheres"));
+  members.push_back(Method<&Simulation::Advance>("advance"));
+  members.push_back(Method<&Simulation::AdvanceAsync>("advanceAsync"));
+  members.push_back(Method<&Simulation::Deposit>("deposit"));
+  members.push_back(Getter<&Simulation::Positions>("positions"));
+  members.push_back(Getter<&Simulation::Velocities>("velocities"));
+  members.push_back(Getter<&Simulation::AngularVelocities>("angularVelocities"));
+  members.push_back(Getter<&Simulation::Forces>("forces"));
+  members.push_back(Getter<&Simulation::Radii>("radii"));
+  members.push_back(Getter<&Simulation::SphereCount>("sphereCount"));
+  members.push_back(Method<&Simulation::KineticEnergy>("kineticEnergy"));
+  members.push_back(Method<&Simulation::TranslationalKineticEnergy>("translationalKineticEnergy"));
+  members.push_back(Method<&Simulation::ElasticEnergy>("elasticEnergy"));
+  members.push_back(Method<&Simulation::Momentum>("momentum"));
+  members.push_back(Method<&Simulation::Contacts>("contacts"));
+  members.push_back(Method<&Simulation::CoordinationNumber>("coordinationNumber"));
+  members.push_back(Method<&Simulation::PackingFraction>("packingFraction"));
+  members.push_back(Getter<&Simulation::Timestep>("timestepReport"));
+  members.push_back(Getter<&Simulation::Time>("time"));
+  members.push_back(Getter<&Simulation::StepCount>("stepCount"));
+  members.push_back(Getter<&Simulation::Busy>("busy"));
+  return DefineClass(env, "Simulation", members);
+}
+
+// new Simulation(options): `options` as normalized by the TypeScript layer.
+Simulation::Simulation(const Napi::CallbackInfo& info) : peclet::Object<Simulation>(info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "options must be an object");
+  Napi::Object o = info[0].As<Napi::Object>();
+  dem::SimulationOptions options;
+  numbers<3>(o, "boxMin", options.box.min.data());
+  numbers<3>(o, "boxMax", options.box.max.data());
+  flags<3>(o, "periodic", options.periodic);
+  flags<6>(o, "walls", options.walls);
+  numbers<3>(o, "gravity", options.gravity.data());
+  options.timestep = number(o, "timestep");
+  options.contact.model = number(o, "model") == 1 ? dem::ContactModelKind::Linear : dem::ContactModelKind::HertzMindlin;
+  options.contact.youngsModulus = number(o, "youngsModulus");
+  options.contact.poissonRatio = number(o, "poissonRatio");
+  options.contact.stiffness = number(o, "stiffness");
+  options.contact.tangentialStiffnessRatio = number(o, "tangentialStiffnessRatio");
+  options.contact.restitution = number(o, "restitution");
+  options.contact.friction = number(o, "friction");
+  options.skin = number(o, "skin");
+  options.rotation = o.Get("rotation").ToBoolean().Value();
+  options.impactVelocity = number(o, "impactVelocity");
+  auto state = std::make_shared<SimulationState>(envId());
+  state->threads = count(number(o, "threads"));
+  try {
+    state->create(std::move(options));
+  } catch (const dem::DemError& e) {
+    throwInvalid(env, e.error());
+  }
+  state_ = std::move(state);
+}
+
+void Simulation::dropNative() noexcept {
+  if (!state_) return;
+  state_->dropped = true;  // work in flight stops at its next step
+  state_->cancel = true;
+  state_.reset();
+}
+
+void Simulation::ensureIdle(Napi::Env env, const char* what) const {
+  if (state_->busy) {
+    throw Napi::TypeError::New(env, std::string(what) + ": Simulation#" + std::to_string(id()) +
+                                        " is running (await run() or abort it first)");
+  }
+}
+
+Napi::Value Simulation::AddSpheres(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "addSpheres");
+  Float64View positions = float64(env, info[0], "positions", false);
+  Float64View radii = float64(env, info[1], "radii", false);
+  Float64View velocities = float64(env, info[3], "velocities", true);
+  dem::SphereBatch batch;
+  batch.positions = positions.data;
+  batch.positionsLength = positions.length;
+  batch.radii = radii.data;
+  batch.radiiLength = radii.length;
+  batch.density = info[2].IsNumber() ? info[2].As<Napi::Number>().DoubleValue() : dem::kUnset;
+  batch.velocities = velocities.data;
+  batch.velocitiesLength = velocities.length;
+  // The kernel's arrays may move: arrays handed out before are detached.
+  detachExports(env);
+  try {
+    state_->kernel->addSpheres(batch);
+  } catch (const dem::DemError& e) {
+    throwInvalid(env, e.error());
+  } catch (const std::bad_alloc&) {
+    throw Napi::RangeError::New(env, "addSpheres: out of memory for " + std::to_string(radii.length) + " spheres");
+  }
+  state_->account();
+  return env.Undefined();
+}
+
+// advance(steps, threshold, checkInterval) → report
+Napi::Value Simulation::Advance(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "step");
+  AdvanceRequest request{count(info[0].ToNumber().DoubleValue()), info[1].ToNumber().DoubleValue(),
+                         count(info[2].ToNumber().DoubleValue())};
+  auto& s = this->env();
+  AdvanceOutcome outcome = state_->advance(request, [&s] { return s.exiting(); });
+  return advanceResult(env, outcome);
+}
+
+Napi::Value Simulation::AdvanceAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "run");
+  AdvanceRequest request{count(info[0].ToNumber().DoubleValue()), info[1].ToNumber().DoubleValue(),
+                         count(info[2].ToNumber().DoubleValue())};
+  return (new StepWork(env, state_, request))->Start();
+}
+
+// deposit(options) → report; options as normalized by the TypeScript layer.
+Napi::Value Simulation::Deposit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "deposit");
+  if (!info[0].IsObject()) throw Napi::TypeError::New(env, "deposit(options): options must be an object");
+  Napi::Object o = info[0].As<Napi::Object>();
+  dem::DepositOptions d;
+  d.count = count(number(o, "count"));
+  const std::string kind = o.Get("kind").ToString().Utf8Value();
+  d.radius.kind = kind == "uniform"     ? dem::RadiusDistributionKind::Uniform
+                  : kind == "lognormal" ? dem::RadiusDistributionKind::LogNormal
+                                        : dem::RadiusDistributionKind::Fixed;
+  d.radius.radius = number(o, "radius");
+  d.radius.minRadius = number(o, "minRadius");
+  d.radius.maxRadius = number(o, "maxRadius");
+  d.radius.medianRadius = number(o, "medianRadius");
+  d.radius.logStandardDeviation = number(o, "logStandardDeviation");
+  d.density = number(o, "density");
+  d.seed = static_cast<std::uint64_t>(count(number(o, "seed")));
+  d.regionBottom = number(o, "regionBottom");
+  d.regionTop = number(o, "regionTop");
+  d.maxAttemptsPerSphere = count(number(o, "maxAttemptsPerSphere"));
+  d.kineticEnergyThreshold = number(o, "kineticEnergyThreshold");
+  d.checkInterval = count(number(o, "checkInterval"));
+  d.maxSteps = count(number(o, "maxSteps"));
+  auto& s = this->env();
+  SimulationState& state = *state_;
+  state.cancel = false;
+  state.shouldStop = [&s, &state] { return state.dropped.load() || s.exiting(); };
+  detachExports(env);
+  dem::DepositReport report;
+  try {
+    report = state.kernel->deposit(d, &state.cancel);
+  } catch (const dem::DemError& e) {
+    state.shouldStop = nullptr;
+    state.account();
+    throwInvalid(env, e.error());
+  } catch (const std::bad_alloc&) {
+    state.shouldStop = nullptr;
+    throw Napi::RangeError::New(env, "deposit: out of memory for " + std::to_string(d.count) + " spheres");
+  }
+  state.shouldStop = nullptr;
+  state.account();
+  // The settling threshold that was used (the kernel's default when unset):
+  // 1e-5 × mean mass × |g| × mean diameter of the inserted spheres.
+  double threshold = d.kineticEnergyThreshold;
+  if (std::isnan(threshold)) {
+    const std::size_t n = state.kernel->sphereCount();
+    const double* r = state.kernel->radii();
+    double mass = 0.0, diameter = 0.0;
+    for (std::size_t i = n - report.inserted; i < n; i++) {
+      mass += d.density * 4.0 / 3.0 * 3.14159265358979323846 * r[i] * r[i] * r[i];
+      diameter += 2.0 * r[i];
+    }
+    const double inserted = double(report.inserted);
+    threshold = 1e-5 * (mass / inserted) * std::fabs(state.kernel->options().gravity[2]) * (diameter / inserted);
+  }
+  AdvanceOutcome outcome{report.stepping, report.settled, report.kineticEnergyPerSphere};
+  Napi::Object result = advanceResult(env, outcome);
+  result.Set("inserted", static_cast<double>(report.inserted));
+  result.Set("kineticEnergyThreshold", threshold);
+  return result;
+}
+
+template <typename F>
+Napi::Value Simulation::exportUserArray(Napi::Env env, F accessor, std::size_t perSphere) {
+  ensureIdle(env, "arrays");
+  const dem::Simulation& kernel = *state_->kernel;
+  const std::size_t n = kernel.sphereCount() * perSphere;
+  return exportArray<double>(env, state_, const_cast<double*>(accessor(kernel)), n);
+}
+
+Napi::Value Simulation::Positions(const Napi::CallbackInfo& info) {
+  return exportUserArray(
+      info.Env(), [](const dem::Simulation& k) { return k.positions(); }, 3);
+}
+Napi::Value Simulation::Velocities(const Napi::CallbackInfo& info) {
+  return exportUserArray(
+      info.Env(), [](const dem::Simulation& k) { return k.velocities(); }, 3);
+}
+Napi::Value Simulation::AngularVelocities(const Napi::CallbackInfo& info) {
+  return exportUserArray(
+      info.Env(), [](const dem::Simulation& k) { return k.angularVelocities(); }, 3);
+}
+Napi::Value Simulation::Forces(const Napi::CallbackInfo& info) {
+  return exportUserArray(
+      info.Env(), [](const dem::Simulation& k) { return k.forces(); }, 3);
+}
+Napi::Value Simulation::Radii(const Napi::CallbackInfo& info) {
+  return exportUserArray(
+      info.Env(), [](const dem::Simulation& k) { return k.radii(); }, 1);
+}
+
+Napi::Value Simulation::SphereCount(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(state_->kernel->sphereCount()));
+}
+Napi::Value Simulation::KineticEnergy(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "kineticEnergy");
+  return Napi::Number::New(info.Env(), state_->kernel->kineticEnergy());
+}
+Napi::Value Simulation::TranslationalKineticEnergy(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "translationalKineticEnergy");
+  return Napi::Number::New(info.Env(), state_->kernel->translationalKineticEnergy());
+}
+Napi::Value Simulation::ElasticEnergy(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "elasticEnergy");
+  return Napi::Number::New(info.Env(), state_->kernel->elasticEnergy());
+}
+Napi::Value Simulation::Momentum(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "momentum");
+  const dem::Vec3 p = state_->kernel->momentum();
+  Napi::Array a = Napi::Array::New(info.Env(), 3);
+  for (uint32_t i = 0; i < 3; i++) a.Set(i, p[i]);
+  return a;
+}
+
+Napi::Value Simulation::Contacts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "contacts");
+  const std::vector<dem::Contact> contacts = state_->kernel->contacts();
+  Napi::Uint32Array pairs = Napi::Uint32Array::New(env, 2 * contacts.size());
+  Napi::Float64Array overlaps = Napi::Float64Array::New(env, contacts.size());
+  for (std::size_t c = 0; c < contacts.size(); c++) {
+    pairs[2 * c] = static_cast<uint32_t>(contacts[c].first);
+    pairs[2 * c + 1] = static_cast<uint32_t>(contacts[c].second);
+    overlaps[c] = contacts[c].overlap;
+  }
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("pairs", pairs);
+  o.Set("overlaps", overlaps);
+  return o;
+}
+
+Napi::Value Simulation::CoordinationNumber(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "coordinationNumber");
+  return Napi::Number::New(info.Env(), state_->kernel->coordinationNumber());
+}
+
+// packingFraction(min, max), both [x, y, z] checked by the TypeScript layer.
+Napi::Value Simulation::PackingFraction(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "packingFraction");
+  Float64View min = float64(env, info[0], "min", false), max = float64(env, info[1], "max", false);
+  if (min.length != 3 || max.length != 3)
+    throw Napi::TypeError::New(env, "packingFraction: min and max must be [x, y, z]");
+  dem::Vec3 a, b;
+  return Napi::Number::New(env, state_->kernel->packingFraction(vec(min.data, a), vec(max.data, b)));
+}
+
+Napi::Value Simulation::Timestep(const Napi::CallbackInfo& info) {
+  const dem::TimestepReport& t = state_->kernel->timestep();
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("timestep", t.timestep);
+  o.Set("contactTime", t.contactTime);
+  o.Set("stabilityLimit", t.stabilityLimit);
+  o.Set("automatic", t.automatic);
+  return o;
+}
+Napi::Value Simulation::Time(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "time");
+  return Napi::Number::New(info.Env(), state_->kernel->time());
+}
+Napi::Value Simulation::StepCount(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "stepCount");
+  return Napi::Number::New(info.Env(), static_cast<double>(state_->kernel->stepCount()));
+}
+Napi::Value Simulation::Busy(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), state_->busy); }
+
+}  // namespace peclet_dem

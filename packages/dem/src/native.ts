@@ -1,0 +1,73 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+
+/** @internal The step outcome the addon reports. */
+export interface NativeAdvance {
+  readonly status: 'done' | 'cancelled' | 'diverged';
+  readonly steps: number;
+  readonly clampedSpheres: number;
+  readonly firstClampedSphere: number;
+  readonly settled: boolean;
+  readonly kineticEnergyPerSphere: number;
+}
+
+/** @internal What the addon's deposit returns. */
+export interface NativeDeposit extends NativeAdvance {
+  readonly inserted: number;
+  readonly kineticEnergyThreshold: number;
+}
+
+/** @internal The time step report. */
+export interface NativeTimestep {
+  readonly timestep: number;
+  readonly contactTime: number;
+  readonly stabilityLimit: number;
+  readonly automatic: boolean;
+}
+
+/** @internal The addon's Simulation object (arguments normalized by src/index.ts). */
+export interface NativeSimulation {
+  readonly id: number;
+  readonly released: boolean;
+  release(): void;
+  addSpheres(positions: Float64Array, radii: Float64Array, density: number, velocities: Float64Array | undefined): void;
+  advance(steps: number, threshold: number, checkInterval: number): NativeAdvance;
+  advanceAsync(
+    steps: number,
+    threshold: number,
+    checkInterval: number,
+  ): { promise: Promise<NativeAdvance>; cancel(): void };
+  deposit(options: Record<string, number | string>): NativeDeposit;
+  readonly positions: Float64Array;
+  readonly velocities: Float64Array;
+  readonly angularVelocities: Float64Array;
+  readonly forces: Float64Array;
+  readonly radii: Float64Array;
+  readonly sphereCount: number;
+  kineticEnergy(): number;
+  translationalKineticEnergy(): number;
+  elasticEnergy(): number;
+  momentum(): [number, number, number];
+  contacts(): { pairs: Uint32Array; overlaps: Float64Array };
+  coordinationNumber(): number;
+  packingFraction(min: Float64Array, max: Float64Array): number;
+  readonly timestepReport: NativeTimestep;
+  readonly time: number;
+  readonly stepCount: number;
+  readonly busy: boolean;
+}
+
+/** @internal The exports of the dem addon. */
+export interface DemBinding extends NativeBinding {
+  readonly Simulation: new (options: Record<string, unknown>) => NativeSimulation;
+}
+
+// dist/ sits beside binding.gyp and build/.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @internal */
+export const native = loadAddon<DemBinding>({ root, name: 'dem', buildCommand: 'pnpm --filter @peclet/dem build' });
+
+/** @internal The dem module in this thread. */
+export const demModule = defineModule({ name: 'dem', native });
