@@ -66,6 +66,7 @@ void ConvexCell::reserveVertices(std::size_t n) {
   edgeCapacity_.resize(m);
   distance_.resize(m);
   side_.resize(m);
+  outside_.resize(m);
   vertexMark_.resize(m, 0);
   localIndex_.resize(m);
   capNext_.resize(m);
@@ -224,71 +225,91 @@ void ConvexCell::removeVertex(std::int32_t v) {
 ConvexCell::Clip ConvexCell::clip(double nx, double ny, double nz, double offset,
                                   double tolerance, std::int32_t neighbor, std::int32_t image) {
   const std::size_t nv = vertexCount_;
-  // Plane test over every vertex: a tight loop over the coordinate arrays.
+  // Plane test over every vertex: a tight loop over the coordinate arrays. Most planes that
+  // get here miss the cell, so this is all they cost.
   const double *x = x_.data(), *y = y_.data(), *z = z_.data();
   double* d = distance_.data();
-  double dmax = -1e300, dmin = 1e300, nearest = 1e300;
+  double dmax = -HUGE_VAL;
   for (std::size_t v = 0; v < nv; ++v) {
     const double dv = nx * x[v] + ny * y[v] + nz * z[v] - offset;
     d[v] = dv;
     dmax = dv > dmax ? dv : dmax;
-    dmin = dv < dmin ? dv : dmin;
-    const double a = std::fabs(dv);
-    nearest = a < nearest ? a : nearest;
   }
   if (!(dmax > tolerance)) return Clip::kUnchanged;
-  if (!(dmin < -tolerance)) {
+  std::size_t out = 0, inside = 0;
+  double nearest = HUGE_VAL, keptRadius2 = 0;
+  std::int32_t* outside = outside_.data();  // sized with the vertex table
+  signed char* side = side_.data();
+  for (std::size_t v = 0; v < nv; ++v) {
+    const double dv = d[v];
+    const double a = std::fabs(dv);
+    nearest = a < nearest ? a : nearest;
+    if (dv > tolerance) {
+      side[v] = 1;
+      outside[out++] = static_cast<std::int32_t>(v);
+    } else {
+      side[v] = dv < -tolerance ? -1 : 0;
+      inside += dv < -tolerance;
+      const double r2 = x[v] * x[v] + y[v] * y[v] + z[v] * z[v];
+      keptRadius2 = r2 > keptRadius2 ? r2 : keptRadius2;
+    }
+  }
+  if (inside == 0) {
     vertexCount_ = 0;
     maxRadius2_ = 0;
     return Clip::kEmptied;
   }
-  outside_.clear();
-  for (std::size_t v = 0; v < nv; ++v) {
-    const double dv = distance_[v];
-    const signed char s = dv > tolerance ? 1 : (dv < -tolerance ? -1 : 0);
-    side_[v] = s;
-    if (s > 0) outside_.push_back(static_cast<std::int32_t>(v));
-  }
+  outsideCount_ = out;
   // No vertex on the plane (the common case): only edges crossing it change.
-  if (nearest > tolerance && clipSimple(neighbor, image)) return Clip::kCut;
-  return clipGeneric(neighbor, image, tolerance);
+  if (nearest > tolerance && clipSimple(neighbor, image, keptRadius2)) return Clip::kCut;
+  return clipGeneric(neighbor, image);
 }
 
 // Cut where every vertex is strictly above or below the plane. Each crossing edge gets a
 // new vertex of degree three: its inside end, and its two neighbours around the new face,
-// which are found by walking each cut face through its vertices above the plane only.
-bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image) {
-  const std::size_t nv = vertexCount_;
-  crossing_.clear();
-  // Pass 1: a new vertex per crossing edge; remember it on the outside end's edge slot.
+// which are found by walking each cut face through its vertices above the plane only. The
+// new vertices take the slots of the removed ones first.
+bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image, double keptRadius2) {
+  const std::size_t nv = vertexCount_, out = outsideCount_;
+  const std::int32_t* outside = outside_.data();
+  const signed char* side = side_.data();
+  // Pass 1: the crossing edges, each remembered on its outside end's edge slot.
   growTo(crossingSlot_, poolEnd_);
-  for (const std::int32_t v : outside_) {
+  std::size_t count = 0;
+  for (std::size_t o = 0; o < out; ++o) {
+    const std::int32_t v = outside[o];
     const std::int32_t base = edgeStart_[v];
     for (std::int32_t k = 0; k < degree_[v]; ++k) {
       const std::int32_t u = edgeTo_[base + k];
-      if (side_[u] > 0) continue;
-      crossingSlot_[std::size_t(base + k)] = static_cast<std::int32_t>(crossing_.size() / 4);
-      crossing_.push_back(v);
-      crossing_.push_back(k);
-      crossing_.push_back(u);
-      crossing_.push_back(-1);  // the new vertex, made below
+      if (side[u] > 0) continue;
+      growTo(crossings_, count + 1);
+      crossingSlot_[std::size_t(base + k)] = static_cast<std::int32_t>(count);
+      Crossing& c = crossings_[count++];
+      c.outside = v;
+      c.inside = u;
+      c.outsideFace = edgeFace_[base + k];
     }
   }
-  const std::size_t count = crossing_.size() / 4;
   if (count < 3) return false;
   growTo(crossingNext_, 2 * count);
-  // Pass 2: around each face cut by the plane, the crossing after (u -> v) is where the
-  // face comes back below the plane; walk there through the vertices above it.
+  Crossing* cross = crossings_.data();
+  // Pass 2: around the face of edge u -> v, the next crossing is where the face comes back
+  // below the plane; walk there through the vertices above it.
   for (std::size_t c = 0; c < count; ++c) {
-    std::int32_t cur = crossing_[4 * c], at = crossing_[4 * c + 1];
-    const std::int32_t u = crossing_[4 * c + 2];
-    // The face of directed edge u -> v continues at v with the edge before the one to u.
-    at = at == 0 ? degree_[cur] - 1 : at - 1;
+    std::int32_t cur = cross[c].outside;
+    const std::int32_t u = cross[c].inside;
+    std::int32_t at = -1;
+    {
+      const std::int32_t* list = &edgeTo_[edgeStart_[cur]];
+      for (std::int32_t j = 0; j < degree_[cur]; ++j)
+        if (list[j] == u) at = j;
+      at = at == 0 ? degree_[cur] - 1 : at - 1;
+    }
     std::size_t steps = 0;
     while (true) {
       const std::int32_t slot = edgeStart_[cur] + at;
       const std::int32_t next = edgeTo_[slot];
-      if (side_[next] < 0) {
+      if (side[next] <= 0) {
         crossingNext_[c] = crossingSlot_[std::size_t(slot)];
         break;
       }
@@ -304,15 +325,14 @@ bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image) {
       at = back == 0 ? degree - 1 : back - 1;
       cur = next;
     }
-    (void)u;
   }
-  // Each crossing is the successor of exactly one other (one loop, or several if
-  // degenerate: then leave it to the generic path).
-  for (std::size_t c = 0; c < count; ++c) crossingNext_[count + c] = -1;
+  // Each crossing must follow exactly one other, all in one loop (else: generic path).
+  std::int32_t* previous = crossingNext_.data() + count;
+  for (std::size_t c = 0; c < count; ++c) previous[c] = -1;
   for (std::size_t c = 0; c < count; ++c) {
     const std::int32_t n = crossingNext_[c];
-    if (crossingNext_[count + std::size_t(n)] >= 0) return false;
-    crossingNext_[count + std::size_t(n)] = static_cast<std::int32_t>(c);
+    if (previous[n] >= 0) return false;
+    previous[n] = static_cast<std::int32_t>(c);
   }
   {
     std::size_t length = 0;
@@ -323,55 +343,60 @@ bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image) {
     } while (c != 0 && length <= count);
     if (length != count) return false;
   }
+  // Pass 3 (reads only): where each inside end lists its outside neighbour, and the point.
+  for (std::size_t c = 0; c < count; ++c) {
+    Crossing& k = cross[c];
+    const std::int32_t* list = &edgeTo_[edgeStart_[k.inside]];
+    std::int32_t j = 0;
+    while (j < degree_[k.inside] && list[j] != k.outside) ++j;
+    if (j == degree_[k.inside]) return false;
+    k.insideSlot = edgeStart_[k.inside] + j;
+    k.insideFace = edgeFace_[std::size_t(k.insideSlot)];
+    const double dv = distance_[k.outside], du = distance_[k.inside];
+    const double t = du / (du - dv);
+    k.x = x_[k.inside] + t * (x_[k.outside] - x_[k.inside]);
+    k.y = y_[k.inside] + t * (y_[k.outside] - y_[k.inside]);
+    k.z = z_[k.inside] + t * (z_[k.outside] - z_[k.inside]);
+  }
 
-  // Commit: make the vertices, then link them.
+  // Commit.
   const std::int32_t capFace = static_cast<std::int32_t>(faceNeighbor_.size());
   faceNeighbor_.push_back(neighbor);
   faceImage_.push_back(image);
   totalVertices_ = nv;
+  for (std::size_t c = 0; c < count; ++c)
+    cross[c].vertex = c < out ? outside[c] : newVertex();
+  cross = crossings_.data();
+  double r2max = keptRadius2;
   for (std::size_t c = 0; c < count; ++c) {
-    const std::int32_t v = crossing_[4 * c], u = crossing_[4 * c + 2];
-    const double dv = distance_[v], du = distance_[u];
-    const double t = du / (du - dv);
-    const std::int32_t w = newVertex();
-    x_[w] = x_[u] + t * (x_[v] - x_[u]);
-    y_[w] = y_[u] + t * (y_[v] - y_[u]);
-    z_[w] = z_[u] + t * (z_[v] - z_[u]);
-    crossing_[4 * c + 3] = w;
-  }
-  for (std::size_t c = 0; c < count; ++c) {
-    const std::int32_t v = crossing_[4 * c], k = crossing_[4 * c + 1], u = crossing_[4 * c + 2],
-                       w = crossing_[4 * c + 3];
-    // Inside end: the edge now ends at w, in the same face.
-    std::int32_t* list = &edgeTo_[edgeStart_[u]];
-    std::int32_t f1 = -1;
-    for (std::int32_t j = 0; j < degree_[u]; ++j)
-      if (list[j] == v) {
-        list[j] = w;
-        f1 = edgeFace_[edgeStart_[u] + j];
-        break;
-      }
-    // New vertex, counter-clockwise from outside: u, the previous crossing around the new
-    // face, the next one; the faces between them are v -> u's face, the new face, u -> v's.
-    const std::int32_t base = edgeStart_[w];
-    edgeTo_[base] = u;
-    edgeFace_[base] = edgeFace_[edgeStart_[v] + k];
-    edgeTo_[base + 1] = crossing_[4 * std::size_t(crossingNext_[count + c]) + 3];
+    const Crossing& k = cross[c];
+    const std::int32_t w = k.vertex;
+    edgeTo_[std::size_t(k.insideSlot)] = w;  // same face as before
+    x_[w] = k.x;
+    y_[w] = k.y;
+    z_[w] = k.z;
+    const double r2 = k.x * k.x + k.y * k.y + k.z * k.z;
+    r2max = r2 > r2max ? r2 : r2max;
+    // Counter-clockwise from outside: the inside end, the previous crossing around the new
+    // face, the next one; between them the faces of v -> u, the new face, and u -> v.
+    const std::size_t base = std::size_t(edgeStart_[w]);
+    edgeTo_[base] = k.inside;
+    edgeFace_[base] = k.outsideFace;
+    edgeTo_[base + 1] = cross[previous[c]].vertex;
     edgeFace_[base + 1] = capFace;
-    edgeTo_[base + 2] = crossing_[4 * std::size_t(crossingNext_[c]) + 3];
-    edgeFace_[base + 2] = f1;
+    edgeTo_[base + 2] = cross[crossingNext_[c]].vertex;
+    edgeFace_[base + 2] = k.insideFace;
     degree_[w] = 3;
   }
   vertexCount_ = totalVertices_;
-  for (std::size_t k = outside_.size(); k-- > 0;) removeVertex(outside_[k]);
+  // Outside vertices not reused (more of them than crossings): highest slots first.
+  for (std::size_t o = out; o-- > count;) removeVertex(outside[o]);
   totalVertices_ = vertexCount_;
-  updateRadius();
+  maxRadius2_ = r2max;
   return true;
 }
 
-ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t image,
-                                         double tolerance) {
-  (void)tolerance;
+ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t image) {
   const std::size_t nv = vertexCount_;
   if (++stamp_ >= 0x3fffffff) {
     stamp_ = 1;
@@ -386,7 +411,8 @@ ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t ima
   growTo(faceMark_, faceNeighbor_.size());
   affected_.clear();
   affectedStart_.clear();
-  for (const std::int32_t v : outside_) {
+  for (std::size_t o = 0; o < outsideCount_; ++o) {
+    const std::int32_t v = outside_[o];
     const std::int32_t base = edgeStart_[v];
     for (std::int32_t k = 0; k < degree_[v]; ++k) {
       const std::int32_t f = edgeFace_[base + k];
@@ -608,7 +634,7 @@ ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t ima
              wedgeCount_[r + 1] - begin);
   }
   vertexCount_ = totalVertices_;
-  for (std::size_t k = outside_.size(); k-- > 0;) removeVertex(outside_[k]);
+  for (std::size_t k = outsideCount_; k-- > 0;) removeVertex(outside_[k]);
   totalVertices_ = vertexCount_;
   updateRadius();
   return Clip::kCut;
@@ -720,7 +746,7 @@ std::size_t ConvexCell::memoryBytes() const {
          bytes(faceImage_) + bytes(distance_) + bytes(side_) + bytes(outside_) +
          bytes(faceMark_) + bytes(vertexMark_) + bytes(localIndex_) + bytes(affected_) +
          bytes(affectedStart_) + bytes(oldLoops_) + bytes(oldStart_) + bytes(newLoops_) +
-         bytes(newStart_) + bytes(newFace_) + bytes(cuts_) + bytes(faceScratch_) +
+         bytes(newStart_) + bytes(newFace_) + bytes(cuts_) + bytes(crossings_) + bytes(crossingSlot_) + bytes(crossingNext_) + bytes(faceScratch_) +
          bytes(runStarts_) + bytes(capSources_) + bytes(capNext_) + bytes(capSeen_) +
          bytes(rebuild_) + bytes(wedges_) + bytes(wedgesSorted_) + bytes(wedgeCount_) +
          bytes(chainTo_) + bytes(chainFace_) + bytes(loops_) + bytes(faceStart_) +

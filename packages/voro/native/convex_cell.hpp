@@ -86,8 +86,8 @@ class ConvexCell {
   std::int32_t newVertex();
   void reserveVertices(std::size_t n);
   void reserveEdges(std::size_t n);
-  Clip clipGeneric(std::int32_t neighbor, std::int32_t image, double tolerance);
-  bool clipSimple(std::int32_t neighbor, std::int32_t image);
+  Clip clipGeneric(std::int32_t neighbor, std::int32_t image);
+  bool clipSimple(std::int32_t neighbor, std::int32_t image, double keptRadius2);
   bool traceFace(std::int32_t v, std::int32_t k, std::vector<std::int32_t>& out);
   void setEdges(std::int32_t v, const std::int32_t* nb, const std::int32_t* face,
                 std::int32_t degree);
@@ -119,7 +119,14 @@ class ConvexCell {
   std::vector<std::int32_t> oldLoops_, oldStart_;
   std::vector<std::int32_t> newLoops_, newStart_, newFace_;
   std::vector<CutEdge> cuts_;
-  std::vector<std::int32_t> crossing_, crossingSlot_, crossingNext_;
+  // An edge from a vertex below the plane to one above, in a simple cut.
+  struct Crossing {
+    std::int32_t outside, inside, outsideFace, insideFace, insideSlot, vertex;
+    double x, y, z;
+  };
+  std::vector<Crossing> crossings_;
+  std::vector<std::int32_t> crossingSlot_, crossingNext_;
+  std::size_t outsideCount_ = 0;
   std::vector<std::int32_t> faceScratch_, runStarts_, capSources_, capNext_, capSeen_;
   std::vector<std::int32_t> rebuild_;
   std::vector<Wedge> wedges_, wedgesSorted_;
