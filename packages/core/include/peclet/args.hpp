@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,29 @@ inline bool isFloat64Array(const Napi::Value& value) {
   return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array;
 }
 
+/// Throws a TypeError (`isType`) or RangeError whose message starts with the
+/// argument and the offending index (`points (index 3): ...`), and which
+/// carries `argument` and `index` properties (index -1: not tied to one element).
+[[noreturn]] inline void throwArgumentError(Napi::Env env, bool isType, const std::string& argument, std::int64_t index,
+                                            const std::string& message) {
+  std::string where = index >= 0 ? " (index " + std::to_string(index) + ")" : "";
+  std::string text = argument + where + ": " + message;
+  Napi::Error err =
+      isType ? Napi::Error(Napi::TypeError::New(env, text)) : Napi::Error(Napi::RangeError::New(env, text));
+  err.Set("argument", Napi::String::New(env, argument));
+  err.Set("index", Napi::Number::New(env, static_cast<double>(index)));
+  throw err;
+}
+
+/// A Float64Array argument, read in place; TypeError "<name> must be a Float64Array" otherwise.
+inline Napi::Float64Array float64Array(Napi::Env env, const Napi::Value& value, const std::string& name) {
+  if (!isFloat64Array(value)) throw Napi::TypeError::New(env, name + " must be a Float64Array");
+  return value.As<Napi::Float64Array>();
+}
+
 /// A copy of a Float64Array argument; TypeError "<name> must be a Float64Array" otherwise.
 inline std::vector<double> float64Vector(Napi::Env env, const Napi::Value& value, const std::string& name) {
-  if (!isFloat64Array(value)) throw Napi::TypeError::New(env, name + " must be a Float64Array");
-  Napi::Float64Array array = value.As<Napi::Float64Array>();
+  Napi::Float64Array array = float64Array(env, value, name);
   return std::vector<double>(array.Data(), array.Data() + array.ElementLength());
 }
 

@@ -55,10 +55,7 @@ struct Float64View {
 };
 Float64View float64(Napi::Env env, const Napi::Value& value, const char* name, bool optional) {
   if (optional && (value.IsUndefined() || value.IsNull())) return {};
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
-    throw Napi::TypeError::New(env, std::string(name) + " must be a Float64Array");
-  }
-  Napi::Float64Array a = value.As<Napi::Float64Array>();
+  Napi::Float64Array a = peclet::float64Array(env, value, name);
   return {a.Data(), a.ElementLength()};
 }
 
@@ -76,13 +73,8 @@ const char* statusName(dem::StepStatus status) {
 }  // namespace
 
 void throwInvalid(Napi::Env env, const dem::ValidationError& error) {
-  std::string where = error.index >= 0 ? " (index " + std::to_string(error.index) + ")" : "";
-  std::string message = error.argument + where + ": " + error.message;
-  Napi::Error err = error.kind == dem::ErrorKind::Type ? Napi::Error(Napi::TypeError::New(env, message))
-                                                       : Napi::Error(Napi::RangeError::New(env, message));
-  err.Set("argument", Napi::String::New(env, error.argument));
-  err.Set("index", Napi::Number::New(env, static_cast<double>(error.index)));
-  throw err;
+  peclet::throwArgumentError(env, error.kind == dem::ErrorKind::Type, error.argument,
+                             static_cast<std::int64_t>(error.index), error.message);
 }
 
 Napi::Object advanceResult(Napi::Env env, const AdvanceOutcome& outcome) {

@@ -42,13 +42,7 @@ voro::Outcome TessellationState::update(const double* points, std::atomic<bool>&
 }
 
 void throwInvalid(Napi::Env env, const voro::ValidationError& error) {
-  std::string where = error.index >= 0 ? " (index " + std::to_string(error.index) + ")" : "";
-  std::string message = error.argument + where + ": " + error.message;
-  Napi::Error err = error.kind == voro::ErrorKind::kType ? Napi::Error(Napi::TypeError::New(env, message))
-                                                         : Napi::Error(Napi::RangeError::New(env, message));
-  err.Set("argument", Napi::String::New(env, error.argument));
-  err.Set("index", Napi::Number::New(env, static_cast<double>(error.index)));
-  throw err;
+  peclet::throwArgumentError(env, error.kind == voro::ErrorKind::kType, error.argument, error.index, error.message);
 }
 
 namespace {
