@@ -641,11 +641,7 @@ ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t ima
 }
 
 void ConvexCell::finish() {
-  loops_.clear();
-  faceStart_.clear();
-  faceSize_.clear();
-  faceId_.clear();
-  faceArea_.clear();
+  faceCount_ = 0;
   volume_ = 0;
   centroid_[0] = centroid_[1] = centroid_[2] = 0;
   if (vertexCount_ == 0) return;
@@ -658,44 +654,62 @@ void ConvexCell::finish() {
   }
   const std::int32_t stamp = stamp_;
   growTo(edgeSeen_, poolEnd_);
-  // Every directed edge belongs to exactly one face loop: walk each loop once.
+  std::size_t directed = 0;
+  for (std::size_t v = 0; v < vertexCount_; ++v) directed += std::size_t(degree_[v]);
+  // Every directed edge belongs to exactly one face loop; each face has three or more.
+  growTo(loops_, directed);
+  growTo(faceStart_, directed / 3 + 1);
+  growTo(faceSize_, directed / 3 + 1);
+  growTo(faceId_, directed / 3 + 1);
+  growTo(faceArea_, directed / 3 + 1);
+  std::int32_t* loops = loops_.data();
+  std::int32_t* seen = edgeSeen_.data();
+  const std::int32_t* edgeTo = edgeTo_.data();
+  const std::int32_t* edgeStart = edgeStart_.data();
+  const std::int32_t* degrees = degree_.data();
+  std::size_t used = 0, faces = 0;
   for (std::size_t v0 = 0; v0 < vertexCount_; ++v0) {
     const std::int32_t v = static_cast<std::int32_t>(v0);
-    for (std::int32_t k = 0; k < degree_[v]; ++k) {
-      if (edgeSeen_[std::size_t(edgeStart_[v] + k)] == stamp) continue;
-      const std::size_t begin = loops_.size();
+    for (std::int32_t k = 0; k < degrees[v]; ++k) {
+      if (seen[edgeStart[v] + k] == stamp) continue;
+      const std::size_t begin = used;
       std::int32_t cur = v, at = k;
-      std::size_t steps = 0;
       bool ok = true;
       do {
-        edgeSeen_[std::size_t(edgeStart_[cur] + at)] = stamp;
-        loops_.push_back(cur);
-        const std::int32_t next = edgeTo_[edgeStart_[cur] + at];
-        const std::int32_t* list = &edgeTo_[edgeStart_[next]];
-        const std::int32_t degree = degree_[next];
+        seen[edgeStart[cur] + at] = stamp;
+        if (used == directed) {
+          ok = false;
+          break;
+        }
+        loops[used++] = cur;
+        const std::int32_t next = edgeTo[edgeStart[cur] + at];
+        const std::int32_t* list = edgeTo + edgeStart[next];
+        const std::int32_t degree = degrees[next];
         std::int32_t back = -1;
         for (std::int32_t j = 0; j < degree; ++j)
           if (list[j] == cur) {
             back = j;
             break;
           }
-        if (back < 0 || ++steps > vertexCount_) {
+        if (back < 0) {
           ok = false;
           break;
         }
         at = back == 0 ? degree - 1 : back - 1;
         cur = next;
       } while (cur != v || at != k);
-      if (!ok) {
+      if (!ok || used - begin < 3 || faces == faceStart_.size()) {
         ++defects_;
-        loops_.resize(begin);
+        used = begin;
         continue;
       }
-      faceStart_.push_back(static_cast<std::int32_t>(begin));
-      faceSize_.push_back(static_cast<std::int32_t>(loops_.size() - begin));
-      faceId_.push_back(edgeFace_[std::size_t(edgeStart_[v] + k)]);
+      faceStart_[faces] = static_cast<std::int32_t>(begin);
+      faceSize_[faces] = static_cast<std::int32_t>(used - begin);
+      faceId_[faces] = edgeFace_[std::size_t(edgeStart[v] + k)];
+      ++faces;
     }
   }
+  faceCount_ = faces;
 
   // Areas by fans of triangles from each face's first vertex; volume and centroid by
   // tetrahedra from a vertex of the cell (not the origin, which may lie outside a Laguerre
@@ -703,8 +717,7 @@ void ConvexCell::finish() {
   const double *x = x_.data(), *y = y_.data(), *z = z_.data();
   const double ox = x[0], oy = y[0], oz = z[0];
   double vol = 0, cx = 0, cy = 0, cz = 0;
-  faceArea_.resize(faceStart_.size());
-  for (std::size_t f = 0; f < faceStart_.size(); ++f) {
+  for (std::size_t f = 0; f < faceCount_; ++f) {
     const std::int32_t* loop = loops_.data() + faceStart_[f];
     const std::int32_t n = faceSize_[f];
     const std::int32_t i0 = loop[0];

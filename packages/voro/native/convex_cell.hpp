@@ -51,7 +51,7 @@ class ConvexCell {
     out[1] = y_[v];
     out[2] = z_[v];
   }
-  std::size_t faceCount() const { return faceStart_.size(); }
+  std::size_t faceCount() const { return faceCount_; }
   std::int32_t faceNeighbor(std::size_t f) const { return faceNeighbor_[faceId_[f]]; }
   std::int32_t faceImage(std::size_t f) const { return faceImage_[faceId_[f]]; }
   std::int32_t faceSize(std::size_t f) const { return faceSize_[f]; }
@@ -136,6 +136,7 @@ class ConvexCell {
   // Output of finish().
   std::vector<std::int32_t> loops_, faceStart_, faceSize_, faceId_, edgeSeen_;
   std::vector<double> faceArea_;
+  std::size_t faceCount_ = 0;
   double volume_ = 0, centroid_[3] = {0, 0, 0};
 };
 

@@ -235,13 +235,14 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   order.resize(nearCount);
   for (std::size_t k = 0; k < nearCount; ++k)
     order[k] = (std::uint64_t(sortableKey(near[k].key)) << 32) | std::uint64_t(k);
-  constexpr std::size_t kSorted = 48;
-  if (order.size() > kSorted) {
-    std::nth_element(order.begin(), order.begin() + kSorted, order.end());
-    std::sort(order.begin(), order.begin() + kSorted);
-  } else {
-    std::sort(order.begin(), order.end());
-  }
+  // Planes to points within about a bin side bound the cell; sort those, and keep the rest
+  // in bin order behind them.
+  const double hmin = std::min(h[0], std::min(h[1], h[2]));
+  const std::uint32_t threshold = sortableKey(0.36 * hmin * hmin);  // (0.6 h)^2: |q| < 1.2 h
+  const auto split = std::partition(order.begin(), order.end(), [threshold](std::uint64_t o) {
+    return std::uint32_t(o >> 32) < threshold;
+  });
+  std::sort(order.begin(), split);
   for (const std::uint64_t o : order) {
     const NearPlane& np = near[std::size_t(o & 0xffffffffu)];
     if (np.c > 0 && np.c * np.c >= np.q2 * r2) continue;
