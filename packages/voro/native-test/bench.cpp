@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> sizes;
   for (int a = 1; a < argc; ++a) sizes.push_back(std::strtoull(argv[a], nullptr, 10));
   if (sizes.empty()) sizes = {100000, 1000000};
-  std::printf("%-9s %-9s %-7s %14s %14s %7s %12s\n", "N", "box", "threads", "ours cells/s",
-              "voro++ cells/s", "ratio", "bytes/cell");
+  std::printf("%-9s %-9s %-7s %14s %14s %7s %12s\n", "N", "box", "threads", "ours cells/s", "voro++ cells/s", "ratio",
+              "bytes/cell");
   for (std::size_t n : sizes) {
     // Fewer repeats for the large size keep the whole run near two minutes.
     const int repeats = n >= 500000 ? 1 : 3;
@@ -51,19 +51,14 @@ int main(int argc, char** argv) {
         Tessellation t;
         const Execution exec = pool.execution();
         t.compute(xyz.data(), xyz.size(), box, nullptr, 0, exec);  // warm-up: sizes buffers
-        const double ours = medianSeconds(repeats, [&] {
-          t.compute(xyz.data(), xyz.size(), box, nullptr, 0, exec);
-        });
+        const double ours = medianSeconds(repeats, [&] { t.compute(xyz.data(), xyz.size(), box, nullptr, 0, exec); });
         ReferenceCells ref;
-        const double theirs = medianSeconds(repeats, [&] {
-          runVoropp(xyz.data(), n, box, nullptr, threads, false, ref);
-        });
+        const double theirs =
+            medianSeconds(repeats, [&] { runVoropp(xyz.data(), n, box, nullptr, threads, false, ref); });
         if (threads == 1) oursOne = ours;
-        std::printf("%-9zu %-9s %-7u %14.0f %14.0f %7.2f %12.0f%s\n", n,
-                    periodic ? "periodic" : "walled", threads, n / ours, n / theirs, theirs / ours,
-                    double(t.memoryBytes()) / double(n), threads == 2 ? "" : "");
-        if (threads == 2)
-          std::printf("%-9s speedup 1 -> 2 threads (ours): %.2fx\n", "", oursOne / ours);
+        std::printf("%-9zu %-9s %-7u %14.0f %14.0f %7.2f %12.0f%s\n", n, periodic ? "periodic" : "walled", threads,
+                    n / ours, n / theirs, theirs / ours, double(t.memoryBytes()) / double(n), threads == 2 ? "" : "");
+        if (threads == 2) std::printf("%-9s speedup 1 -> 2 threads (ours): %.2fx\n", "", oursOne / ours);
       }
     }
   }

@@ -10,9 +10,9 @@
 #include "test_framework.hpp"
 
 struct Invariants {
-  double volumeError = 0;       // |sum of volumes - box volume| / box volume
-  std::size_t asymmetric = 0;   // faces without a partner face on the neighbour's side
-  std::size_t areaMismatch = 0; // partner faces whose areas differ at all
+  double volumeError = 0;        // |sum of volumes - box volume| / box volume
+  std::size_t asymmetric = 0;    // faces without a partner face on the neighbour's side
+  std::size_t areaMismatch = 0;  // partner faces whose areas differ at all
   double meanFaces = 0;
   std::size_t defects = 0;
 };
@@ -57,10 +57,10 @@ inline Invariants checkInvariants(const peclet::voro::Tessellation& t, const pec
   return r;
 }
 
-inline void printInvariants(const char* label, const Invariants& r,
-                            const peclet::voro::TessellationStats& s) {
-  std::printf("    %-28s volume error %.2e  mean faces %.4f  asymmetric %zu  area mismatch %zu  "
-              "one-sided removed %zu (largest %.1e)  defects %zu\n",
-              label, r.volumeError, r.meanFaces, r.asymmetric, r.areaMismatch,
-              s.oneSidedFacesRemoved, s.largestRemovedFaceArea, r.defects);
+inline void printInvariants(const char* label, const Invariants& r, const peclet::voro::TessellationStats& s) {
+  std::printf(
+      "    %-28s volume error %.2e  mean faces %.4f  asymmetric %zu  area mismatch %zu  "
+      "one-sided removed %zu (largest %.1e)  defects %zu\n",
+      label, r.volumeError, r.meanFaces, r.asymmetric, r.areaMismatch, s.oneSidedFacesRemoved, s.largestRemovedFaceArea,
+      r.defects);
 }

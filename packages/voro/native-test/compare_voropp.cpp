@@ -14,22 +14,21 @@ using namespace peclet::voro;
 namespace {
 
 struct Report {
-  double maxVolumeDiff = 0;          // max |ours - voro++| / voro++ per cell
-  std::size_t differentSets = 0;     // cells whose neighbour multisets differ
-  std::size_t significantSets = 0;   // ... by a face larger than 1e-9 of the cell's scale^2
-  double largestDifferingFace = 0;   // relative to volume^(2/3)
+  double maxVolumeDiff = 0;         // max |ours - voro++| / voro++ per cell
+  std::size_t differentSets = 0;    // cells whose neighbour multisets differ
+  std::size_t significantSets = 0;  // ... by a face larger than 1e-9 of the cell's scale^2
+  double largestDifferingFace = 0;  // relative to volume^(2/3)
 };
 
-Report compare(const char* label, std::size_t n, const Box& box, bool laguerre,
-               unsigned long long seed) {
+Report compare(const char* label, std::size_t n, const Box& box, bool laguerre, unsigned long long seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<double> xyz(3 * n), radii;
   for (std::size_t i = 0; i < n; ++i)
     for (int a = 0; a < 3; ++a) xyz[3 * i + a] = box.min[a] + u(rng) * (box.max[a] - box.min[a]);
   if (laguerre) {
-    const double spacing = std::cbrt((box.max[0] - box.min[0]) * (box.max[1] - box.min[1]) *
-                                     (box.max[2] - box.min[2]) / double(n));
+    const double spacing =
+        std::cbrt((box.max[0] - box.min[0]) * (box.max[1] - box.min[1]) * (box.max[2] - box.min[2]) / double(n));
     for (std::size_t i = 0; i < n; ++i) radii.push_back(spacing * (0.1 + 0.5 * u(rng)));
   }
   const double* r = laguerre ? radii.data() : nullptr;
@@ -51,12 +50,10 @@ Report compare(const char* label, std::size_t n, const Box& box, bool laguerre,
     std::map<int, std::vector<double>> ours, theirs;
     for (auto k = t.neighborOffsets()[i]; k < t.neighborOffsets()[i + 1]; ++k)
       ours[t.neighbors()[k]].push_back(t.faceAreas()[k]);
-    for (std::size_t k = 0; k < ref.neighbors[i].size(); ++k)
-      theirs[ref.neighbors[i][k]].push_back(ref.areas[i][k]);
+    for (std::size_t k = 0; k < ref.neighbors[i].size(); ++k) theirs[ref.neighbors[i][k]].push_back(ref.areas[i][k]);
     bool differs = false;
     double largest = 0;
-    auto scan = [&](const std::map<int, std::vector<double>>& a,
-                    const std::map<int, std::vector<double>>& b) {
+    auto scan = [&](const std::map<int, std::vector<double>>& a, const std::map<int, std::vector<double>>& b) {
       for (const auto& [id, areas] : a) {
         auto it = b.find(id);
         const std::size_t have = it == b.end() ? 0 : it->second.size();
@@ -77,10 +74,10 @@ Report compare(const char* label, std::size_t n, const Box& box, bool laguerre,
       if (largest > 1e-9 * scale) ++rep.significantSets;
     }
   }
-  std::printf("%-26s N=%zu  max volume diff %.2e  cells with different neighbour sets %zu "
-              "(significant %zu, largest differing face %.1e of volume^(2/3))\n",
-              label, n, rep.maxVolumeDiff, rep.differentSets, rep.significantSets,
-              rep.largestDifferingFace);
+  std::printf(
+      "%-26s N=%zu  max volume diff %.2e  cells with different neighbour sets %zu "
+      "(significant %zu, largest differing face %.1e of volume^(2/3))\n",
+      label, n, rep.maxVolumeDiff, rep.differentSets, rep.significantSets, rep.largestDifferingFace);
   return rep;
 }
 

@@ -62,8 +62,7 @@ TEST(cancellation_stops_between_chunks) {
   CellGeometry g;
   CHECK(!t.cell(0, g));
   cancel = false;
-  CHECK(t.compute(xyz.data(), xyz.size(), box, nullptr, 0, pool.execution(&cancel)).status ==
-        Status::kOk);
+  CHECK(t.compute(xyz.data(), xyz.size(), box, nullptr, 0, pool.execution(&cancel)).status == Status::kOk);
   CHECK(t.pointCount() == 20000);
 }
 
@@ -77,16 +76,15 @@ TEST(cell_geometry_matches_results) {
     for (double& r : radii) r = u(rng);
     for (bool laguerre : {false, true}) {
       Tessellation t;
-      CHECK(t.compute(xyz.data(), xyz.size(), box, laguerre ? radii.data() : nullptr, 5000,
-                      Execution{}).status == Status::kOk);
+      CHECK(t.compute(xyz.data(), xyz.size(), box, laguerre ? radii.data() : nullptr, 5000, Execution{}).status ==
+            Status::kOk);
       CellGeometry g;
       double worstVolume = 0;
       std::size_t badLoops = 0;
       for (std::size_t i = 0; i < 5000; i += 7) {
         CHECK(t.cell(i, g));
         const auto begin = t.neighborOffsets()[i], end = t.neighborOffsets()[i + 1];
-        CHECK(g.faceNeighbors ==
-              std::vector<std::int32_t>(t.neighbors().begin() + begin, t.neighbors().begin() + end));
+        CHECK(g.faceNeighbors == std::vector<std::int32_t>(t.neighbors().begin() + begin, t.neighbors().begin() + end));
         // Volume by the divergence theorem from absolute coordinates, around the point.
         double volume = 0;
         std::multiset<std::pair<int, int>> edges;

@@ -20,22 +20,21 @@ struct TestRegistrar {
   TestRegistrar(const char* name, void (*fn)()) { testRegistry().push_back({name, fn}); }
 };
 
-#define TEST(name)                                      \
-  static void name();                                   \
-  static TestRegistrar registrar_##name(#name, &name);  \
+#define TEST(name)                                     \
+  static void name();                                  \
+  static TestRegistrar registrar_##name(#name, &name); \
   static void name()
 
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      std::printf("    CHECK failed %s:%d: %s\n", __FILE__, __LINE__, #cond);    \
-      ++gCheckFailures;                                                          \
-    }                                                                            \
+#define CHECK(cond)                                                           \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      std::printf("    CHECK failed %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+      ++gCheckFailures;                                                       \
+    }                                                                         \
   } while (0)
 
 // Uniform random points in a box (deterministic for a seed).
-inline std::vector<double> randomPoints(std::size_t n, const peclet::voro::Box& box,
-                                        unsigned long long seed) {
+inline std::vector<double> randomPoints(std::size_t n, const peclet::voro::Box& box, unsigned long long seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<double> xyz(3 * n);

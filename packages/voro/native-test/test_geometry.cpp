@@ -6,8 +6,8 @@ using namespace peclet::voro;
 
 namespace {
 
-void expectPartition(const char* label, std::size_t n, const Box& box, bool withRadii,
-                     unsigned long long seed, ThreadPool& pool) {
+void expectPartition(const char* label, std::size_t n, const Box& box, bool withRadii, unsigned long long seed,
+                     ThreadPool& pool) {
   std::vector<double> xyz = randomPoints(n, box, seed);
   std::vector<double> radii;
   if (withRadii) {
@@ -17,8 +17,8 @@ void expectPartition(const char* label, std::size_t n, const Box& box, bool with
     for (std::size_t i = 0; i < n; ++i) radii.push_back(spacing * (0.1 + 0.5 * u(rng)));
   }
   Tessellation t;
-  Outcome o = t.compute(xyz.data(), xyz.size(), box, withRadii ? radii.data() : nullptr,
-                        radii.size(), pool.execution());
+  Outcome o =
+      t.compute(xyz.data(), xyz.size(), box, withRadii ? radii.data() : nullptr, radii.size(), pool.execution());
   CHECK(o.status == Status::kOk);
   Invariants r = checkInvariants(t, box);
   printInvariants(label, r, t.stats());

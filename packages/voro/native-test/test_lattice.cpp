@@ -22,8 +22,8 @@ std::vector<double> lattice(int n, const std::vector<std::array<double, 3>>& bas
   return xyz;
 }
 
-void expectLattice(const char* label, const std::vector<double>& xyz, std::size_t faces,
-                   double volume, const std::vector<double>& areas) {
+void expectLattice(const char* label, const std::vector<double>& xyz, std::size_t faces, double volume,
+                   const std::vector<double>& areas) {
   const Box box = makeBox(0, 1, true, true, true);
   Tessellation t;
   CHECK(t.compute(xyz.data(), xyz.size(), box, nullptr, 0, Execution{}).status == Status::kOk);
@@ -41,8 +41,10 @@ void expectLattice(const char* label, const std::vector<double>& xyz, std::size_
     }
   }
   Invariants r = checkInvariants(t, box);
-  std::printf("    %-28s cells with wrong face count %zu  max volume error %.1e  max area error "
-              "%.1e\n", label, wrongFaces, volumeError, areaError);
+  std::printf(
+      "    %-28s cells with wrong face count %zu  max volume error %.1e  max area error "
+      "%.1e\n",
+      label, wrongFaces, volumeError, areaError);
   CHECK(wrongFaces == 0);
   CHECK(volumeError < 1e-12);
   CHECK(areaError < 1e-11);
@@ -63,8 +65,8 @@ TEST(body_centred_cubic_lattice) {
   for (int n : {3, 4, 5}) {
     const double a = 1.0 / n;
     // Truncated octahedron: 6 squares of area a^2/8, 8 hexagons of area 3 sqrt(3) a^2 / 16.
-    expectLattice("body-centred cubic", lattice(n, {{0, 0, 0}, {0.5, 0.5, 0.5}}, 0.25), 14,
-                  a * a * a / 2, {a * a / 8, 3 * std::sqrt(3.0) * a * a / 16});
+    expectLattice("body-centred cubic", lattice(n, {{0, 0, 0}, {0.5, 0.5, 0.5}}, 0.25), 14, a * a * a / 2,
+                  {a * a / 8, 3 * std::sqrt(3.0) * a * a / 16});
   }
 }
 
@@ -72,8 +74,7 @@ TEST(face_centred_cubic_lattice) {
   for (int n : {3, 4, 5}) {
     const double a = 1.0 / n;
     // Rhombic dodecahedron: 12 rhombi of area sqrt(2) a^2 / 8.
-    expectLattice("face-centred cubic",
-                  lattice(n, {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}}, 0.1), 12,
+    expectLattice("face-centred cubic", lattice(n, {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}}, 0.1), 12,
                   a * a * a / 4, {std::sqrt(2.0) * a * a / 8});
   }
 }

@@ -21,8 +21,7 @@ int main(int argc, char** argv) {
       std::printf("    exception: %s\n", e.what());
       ++gCheckFailures;
     }
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const bool ok = gCheckFailures == before;
     std::printf("%s %s (%.0f ms)\n", ok ? "ok  " : "FAIL", t.name, ms);
     (ok ? passed : failed)++;

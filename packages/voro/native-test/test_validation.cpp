@@ -2,7 +2,9 @@
 #include <cmath>
 #include <limits>
 
+#include "checks.hpp"
 #include "test_framework.hpp"
+#include "thread_pool.hpp"
 
 using namespace peclet::voro;
 
@@ -85,4 +87,41 @@ TEST(compute_returns_validation_errors) {
   CHECK(!t.cell(0, g));
   r = t.update(xyz.data(), Execution{});
   CHECK(r.status == Status::kInvalid);
+}
+
+TEST(compute_reports_coincident_points_like_validate_input) {
+  // compute() looks for coincident points within its grid bins (in parallel) and must report
+  // exactly what validateInput reports: the smallest "second of a pair" (in position order,
+  // ties by index) among several pairs, and a pair equal only after wrapping a periodic axis.
+  Box box;
+  box.periodic[0] = true;
+  ThreadPool pool(2);
+  for (int layout = 0; layout < 2; ++layout) {
+    std::vector<double> xyz = randomPoints(5000, box, 21);
+    auto copyPoint = [&](std::size_t to, std::size_t from, double shiftX) {
+      for (int a = 0; a < 3; ++a) xyz[3 * to + a] = xyz[3 * from + a];
+      xyz[3 * to] += shiftX;
+    };
+    xyz[3 * 4500] = 0.25;        // exact in binary, so that 1.25 wraps onto it exactly
+    copyPoint(3000, 4500, 1.0);  // same place once x is wrapped: 4500 is reported
+    if (layout == 1) {
+      copyPoint(4000, 17, 0.0);
+      copyPoint(3500, 12, 0.0);  // 3500 is reported
+    }
+    const ValidationError expected = validateInput(xyz.data(), xyz.size(), box, nullptr, 0);
+    CHECK(expected.kind == ErrorKind::kRange && expected.index == (layout == 0 ? 4500 : 3500));
+    for (const Execution& exec : {Execution{}, pool.execution()}) {
+      Tessellation t;
+      Outcome r = t.compute(xyz.data(), xyz.size(), box, nullptr, 0, exec);
+      CHECK(r.status == Status::kInvalid && r.error.kind == expected.kind && r.error.argument == expected.argument &&
+            r.error.index == expected.index && r.error.message == expected.message);
+      CHECK(t.pointCount() == 0);
+      // update() after a good compute() checks the same way.
+      std::vector<double> good = randomPoints(5000, box, 21);
+      CHECK(t.compute(good.data(), good.size(), box, nullptr, 0, exec).status == Status::kOk);
+      r = t.update(xyz.data(), exec);
+      CHECK(r.status == Status::kInvalid && r.error.index == expected.index);
+      CHECK(t.pointCount() == 0);
+    }
+  }
 }

@@ -3,18 +3,17 @@
 // and the benchmark. voro++ has no threads of its own; for T threads each thread fills its
 // own container and computes every T-th cell, which is how one would parallelise it.
 
-#include <voro++/voro++.hh>
-
 #include <cmath>
 #include <thread>
 #include <vector>
+#include <voro++/voro++.hh>
 
 #include "../native/box.hpp"
 
 struct ReferenceCells {
   std::vector<double> volumes;
-  std::vector<std::vector<int>> neighbors;   // per cell, in voro++'s face order
-  std::vector<std::vector<double>> areas;    // aligned with neighbors
+  std::vector<std::vector<int>> neighbors;  // per cell, in voro++'s face order
+  std::vector<std::vector<double>> areas;   // aligned with neighbors
 };
 
 inline void voroppBlocks(std::size_t n, const peclet::voro::Box& box, int blocks[3]) {
@@ -30,8 +29,8 @@ inline void voroppBlocks(std::size_t n, const peclet::voro::Box& box, int blocks
 
 // keepFaces = false keeps volumes only but still asks voro++ for neighbour ids (the
 // benchmark's workload: volume + neighbours).
-inline void runVoropp(const double* xyz, std::size_t n, const peclet::voro::Box& box,
-                      const double* radii, unsigned threads, bool keepFaces, ReferenceCells& out) {
+inline void runVoropp(const double* xyz, std::size_t n, const peclet::voro::Box& box, const double* radii,
+                      unsigned threads, bool keepFaces, ReferenceCells& out) {
   out.volumes.assign(n, 0.0);
   if (keepFaces) {
     out.neighbors.assign(n, {});
@@ -60,15 +59,13 @@ inline void runVoropp(const double* xyz, std::size_t n, const peclet::voro::Box&
         } while (loop.inc());
     };
     if (radii) {
-      voro::container_poly con(box.min[0], box.max[0], box.min[1], box.max[1], box.min[2],
-                               box.max[2], nb[0], nb[1], nb[2], box.periodic[0], box.periodic[1],
-                               box.periodic[2], 8);
-      for (std::size_t i = 0; i < n; ++i)
-        con.put(int(i), xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], radii[i]);
+      voro::container_poly con(box.min[0], box.max[0], box.min[1], box.max[1], box.min[2], box.max[2], nb[0], nb[1],
+                               nb[2], box.periodic[0], box.periodic[1], box.periodic[2], 8);
+      for (std::size_t i = 0; i < n; ++i) con.put(int(i), xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], radii[i]);
       body(con);
     } else {
-      voro::container con(box.min[0], box.max[0], box.min[1], box.max[1], box.min[2], box.max[2],
-                          nb[0], nb[1], nb[2], box.periodic[0], box.periodic[1], box.periodic[2], 8);
+      voro::container con(box.min[0], box.max[0], box.min[1], box.max[1], box.min[2], box.max[2], nb[0], nb[1], nb[2],
+                          box.periodic[0], box.periodic[1], box.periodic[2], 8);
       for (std::size_t i = 0; i < n; ++i) con.put(int(i), xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
       body(con);
     }

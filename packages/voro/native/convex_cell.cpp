@@ -79,8 +79,8 @@ void ConvexCell::reserveEdges(std::size_t n) {
   edgeFace_.resize(edgeTo_.size());
 }
 
-void ConvexCell::resetToBox(const double lo[3], const double hi[3],
-                            const std::int32_t faceNeighbor[6], const std::int32_t faceImage[6]) {
+void ConvexCell::resetToBox(const double lo[3], const double hi[3], const std::int32_t faceNeighbor[6],
+                            const std::int32_t faceImage[6]) {
   static const BoxGraph kBox = makeBoxGraph();
   reserveVertices(64);
   reserveEdges(8 * kNewVertexEdges + 256);
@@ -182,8 +182,7 @@ bool ConvexCell::traceFace(std::int32_t v, std::int32_t k, std::vector<std::int3
   return true;
 }
 
-void ConvexCell::setEdges(std::int32_t v, const std::int32_t* nb, const std::int32_t* face,
-                          std::int32_t degree) {
+void ConvexCell::setEdges(std::int32_t v, const std::int32_t* nb, const std::int32_t* face, std::int32_t degree) {
   if (degree > edgeCapacity_[v]) {
     const std::int32_t capacity = degree + 1;
     reserveEdges(poolEnd_ + std::size_t(capacity));
@@ -222,25 +221,44 @@ void ConvexCell::removeVertex(std::int32_t v) {
   }
 }
 
-ConvexCell::Clip ConvexCell::clip(double nx, double ny, double nz, double offset,
-                                  double tolerance, std::int32_t neighbor, std::int32_t image) {
+ConvexCell::Clip ConvexCell::clip(double nx, double ny, double nz, double offset, double tolerance,
+                                  std::int32_t neighbor, std::int32_t image) {
   const std::size_t nv = vertexCount_;
   // Plane test over every vertex: a tight loop over the coordinate arrays. Most planes that
   // get here miss the cell, so this is all they cost.
   const double *x = x_.data(), *y = y_.data(), *z = z_.data();
   double* d = distance_.data();
-  double dmax = -HUGE_VAL;
-  for (std::size_t v = 0; v < nv; ++v) {
+  // Four independent maxima keep the loop from waiting on one dependency chain.
+  double m0 = -HUGE_VAL, m1 = -HUGE_VAL, m2 = -HUGE_VAL, m3 = -HUGE_VAL;
+  std::size_t v = 0;
+  for (; v + 4 <= nv; v += 4) {
+    const double d0 = nx * x[v] + ny * y[v] + nz * z[v] - offset;
+    const double d1 = nx * x[v + 1] + ny * y[v + 1] + nz * z[v + 1] - offset;
+    const double d2 = nx * x[v + 2] + ny * y[v + 2] + nz * z[v + 2] - offset;
+    const double d3 = nx * x[v + 3] + ny * y[v + 3] + nz * z[v + 3] - offset;
+    d[v] = d0;
+    d[v + 1] = d1;
+    d[v + 2] = d2;
+    d[v + 3] = d3;
+    m0 = d0 > m0 ? d0 : m0;
+    m1 = d1 > m1 ? d1 : m1;
+    m2 = d2 > m2 ? d2 : m2;
+    m3 = d3 > m3 ? d3 : m3;
+  }
+  for (; v < nv; ++v) {
     const double dv = nx * x[v] + ny * y[v] + nz * z[v] - offset;
     d[v] = dv;
-    dmax = dv > dmax ? dv : dmax;
+    m0 = dv > m0 ? dv : m0;
   }
+  m0 = m1 > m0 ? m1 : m0;
+  m2 = m3 > m2 ? m3 : m2;
+  const double dmax = m2 > m0 ? m2 : m0;
   if (!(dmax > tolerance)) return Clip::kUnchanged;
   std::size_t out = 0, inside = 0;
   double nearest = HUGE_VAL, keptRadius2 = 0;
   std::int32_t* outside = outside_.data();  // sized with the vertex table
   signed char* side = side_.data();
-  for (std::size_t v = 0; v < nv; ++v) {
+  for (v = 0; v < nv; ++v) {
     const double dv = d[v];
     const double a = std::fabs(dv);
     nearest = a < nearest ? a : nearest;
@@ -288,6 +306,7 @@ bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image, double ke
       c.outside = v;
       c.inside = u;
       c.outsideFace = edgeFace_[base + k];
+      c.outsideSlot = k;
     }
   }
   if (count < 3) return false;
@@ -297,14 +316,8 @@ bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image, double ke
   // below the plane; walk there through the vertices above it.
   for (std::size_t c = 0; c < count; ++c) {
     std::int32_t cur = cross[c].outside;
-    const std::int32_t u = cross[c].inside;
-    std::int32_t at = -1;
-    {
-      const std::int32_t* list = &edgeTo_[edgeStart_[cur]];
-      for (std::int32_t j = 0; j < degree_[cur]; ++j)
-        if (list[j] == u) at = j;
-      at = at == 0 ? degree_[cur] - 1 : at - 1;
-    }
+    std::int32_t at = cross[c].outsideSlot;
+    at = at == 0 ? degree_[cur] - 1 : at - 1;
     std::size_t steps = 0;
     while (true) {
       const std::int32_t slot = edgeStart_[cur] + at;
@@ -364,8 +377,7 @@ bool ConvexCell::clipSimple(std::int32_t neighbor, std::int32_t image, double ke
   faceNeighbor_.push_back(neighbor);
   faceImage_.push_back(image);
   totalVertices_ = nv;
-  for (std::size_t c = 0; c < count; ++c)
-    cross[c].vertex = c < out ? outside[c] : newVertex();
+  for (std::size_t c = 0; c < count; ++c) cross[c].vertex = c < out ? outside[c] : newVertex();
   cross = crossings_.data();
   double r2max = keptRadius2;
   for (std::size_t c = 0; c < count; ++c) {
@@ -556,8 +568,7 @@ ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t ima
     for (std::int32_t k = 0; k < degree; ++k) {
       const std::int32_t f = edgeFace_[base + k];
       if (faceMark_[f] == stamp) continue;  // changed face: its new loop says
-      wedges_.push_back({localIndex_[v], edgeTo_[base + k],
-                         edgeTo_[base + (k + 1 == degree ? 0 : k + 1)], f});
+      wedges_.push_back({localIndex_[v], edgeTo_[base + k], edgeTo_[base + (k + 1 == degree ? 0 : k + 1)], f});
     }
   }
   for (std::size_t l = 0; l + 1 < newStart_.size(); ++l) {
@@ -566,8 +577,7 @@ ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t ima
     for (std::int32_t p = 0; p < m; ++p) {
       const std::int32_t v = loop[p];
       if (vertexMark_[v] != stamp) continue;
-      wedges_.push_back({localIndex_[v], loop[p + 1 == m ? 0 : p + 1], loop[p == 0 ? m - 1 : p - 1],
-                         newFace_[l]});
+      wedges_.push_back({localIndex_[v], loop[p + 1 == m ? 0 : p + 1], loop[p == 0 ? m - 1 : p - 1], newFace_[l]});
     }
   }
   // Group by vertex (counting sort), then chain each vertex's wedges around it.
@@ -630,8 +640,7 @@ ConvexCell::Clip ConvexCell::clipGeneric(std::int32_t neighbor, std::int32_t ima
   }
   for (std::size_t r = 0; r < nr; ++r) {
     const std::int32_t begin = wedgeCount_[r];
-    setEdges(rebuild_[r], &chainTo_[std::size_t(begin)], &chainFace_[std::size_t(begin)],
-             wedgeCount_[r + 1] - begin);
+    setEdges(rebuild_[r], &chainTo_[std::size_t(begin)], &chainFace_[std::size_t(begin)], wedgeCount_[r + 1] - begin);
   }
   vertexCount_ = totalVertices_;
   for (std::size_t k = outsideCount_; k-- > 0;) removeVertex(outside_[k]);
@@ -667,12 +676,22 @@ void ConvexCell::finish() {
   const std::int32_t* edgeTo = edgeTo_.data();
   const std::int32_t* edgeStart = edgeStart_.data();
   const std::int32_t* degrees = degree_.data();
+  // Each face is measured as it is walked: areas by fans of triangles from its first
+  // vertex; volume and centroid by tetrahedra from a vertex of the cell (not the origin,
+  // which may lie outside a Laguerre cell and costs precision).
+  const double *x = x_.data(), *y = y_.data(), *z = z_.data();
+  const double ox = x[0], oy = y[0], oz = z[0];
+  double vol = 0, cx = 0, cy = 0, cz = 0;
   std::size_t used = 0, faces = 0;
   for (std::size_t v0 = 0; v0 < vertexCount_; ++v0) {
     const std::int32_t v = static_cast<std::int32_t>(v0);
     for (std::int32_t k = 0; k < degrees[v]; ++k) {
       if (seen[edgeStart[v] + k] == stamp) continue;
       const std::size_t begin = used;
+      const std::int32_t i0 = v;
+      const double ax = x[i0] - ox, ay = y[i0] - oy, az = z[i0] - oz;
+      double sx = 0, sy = 0, sz = 0, fvol = 0, fx = 0, fy = 0, fz = 0;
+      std::int32_t i1 = -1;
       std::int32_t cur = v, at = k;
       bool ok = true;
       do {
@@ -682,6 +701,22 @@ void ConvexCell::finish() {
           break;
         }
         loops[used++] = cur;
+        if (i1 >= 0) {
+          const std::int32_t i2 = cur;
+          const double ux = x[i1] - x[i0], uy = y[i1] - y[i0], uz = z[i1] - z[i0];
+          const double vx = x[i2] - x[i0], vy = y[i2] - y[i0], vz = z[i2] - z[i0];
+          sx += uy * vz - uz * vy;
+          sy += uz * vx - ux * vz;
+          sz += ux * vy - uy * vx;
+          const double bx = x[i1] - ox, by = y[i1] - oy, bz = z[i1] - oz;
+          const double qx = x[i2] - ox, qy = y[i2] - oy, qz = z[i2] - oz;
+          const double t = ax * (by * qz - bz * qy) + ay * (bz * qx - bx * qz) + az * (bx * qy - by * qx);
+          fvol += t;
+          fx += t * (ax + bx + qx);
+          fy += t * (ay + by + qy);
+          fz += t * (az + bz + qz);
+        }
+        if (cur != i0) i1 = cur;
         const std::int32_t next = edgeTo[edgeStart[cur] + at];
         const std::int32_t* list = edgeTo + edgeStart[next];
         const std::int32_t degree = degrees[next];
@@ -706,40 +741,15 @@ void ConvexCell::finish() {
       faceStart_[faces] = static_cast<std::int32_t>(begin);
       faceSize_[faces] = static_cast<std::int32_t>(used - begin);
       faceId_[faces] = edgeFace_[std::size_t(edgeStart[v] + k)];
+      faceArea_[faces] = 0.5 * std::sqrt(sx * sx + sy * sy + sz * sz);
       ++faces;
+      vol += fvol;
+      cx += fx;
+      cy += fy;
+      cz += fz;
     }
   }
   faceCount_ = faces;
-
-  // Areas by fans of triangles from each face's first vertex; volume and centroid by
-  // tetrahedra from a vertex of the cell (not the origin, which may lie outside a Laguerre
-  // cell and costs precision).
-  const double *x = x_.data(), *y = y_.data(), *z = z_.data();
-  const double ox = x[0], oy = y[0], oz = z[0];
-  double vol = 0, cx = 0, cy = 0, cz = 0;
-  for (std::size_t f = 0; f < faceCount_; ++f) {
-    const std::int32_t* loop = loops_.data() + faceStart_[f];
-    const std::int32_t n = faceSize_[f];
-    const std::int32_t i0 = loop[0];
-    const double ax = x[i0] - ox, ay = y[i0] - oy, az = z[i0] - oz;
-    double sx = 0, sy = 0, sz = 0;
-    for (std::int32_t k = 1; k + 1 < n; ++k) {
-      const std::int32_t i1 = loop[k], i2 = loop[k + 1];
-      const double ux = x[i1] - x[i0], uy = y[i1] - y[i0], uz = z[i1] - z[i0];
-      const double vx = x[i2] - x[i0], vy = y[i2] - y[i0], vz = z[i2] - z[i0];
-      sx += uy * vz - uz * vy;
-      sy += uz * vx - ux * vz;
-      sz += ux * vy - uy * vx;
-      const double bx = x[i1] - ox, by = y[i1] - oy, bz = z[i1] - oz;
-      const double qx = x[i2] - ox, qy = y[i2] - oy, qz = z[i2] - oz;
-      const double t = ax * (by * qz - bz * qy) + ay * (bz * qx - bx * qz) + az * (bx * qy - by * qx);
-      vol += t;
-      cx += t * (ax + bx + qx);
-      cy += t * (ay + by + qy);
-      cz += t * (az + bz + qz);
-    }
-    faceArea_[f] = 0.5 * std::sqrt(sx * sx + sy * sy + sz * sz);
-  }
   volume_ = vol / 6.0;
   if (vol > 0) {
     centroid_[0] = ox + cx / (4.0 * vol);
@@ -754,16 +764,15 @@ void ConvexCell::finish() {
 
 std::size_t ConvexCell::memoryBytes() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-  return sizeof(*this) + bytes(x_) + bytes(y_) + bytes(z_) + bytes(edgeStart_) + bytes(degree_) +
-         bytes(edgeCapacity_) + bytes(edgeTo_) + bytes(edgeFace_) + bytes(faceNeighbor_) +
-         bytes(faceImage_) + bytes(distance_) + bytes(side_) + bytes(outside_) +
-         bytes(faceMark_) + bytes(vertexMark_) + bytes(localIndex_) + bytes(affected_) +
-         bytes(affectedStart_) + bytes(oldLoops_) + bytes(oldStart_) + bytes(newLoops_) +
-         bytes(newStart_) + bytes(newFace_) + bytes(cuts_) + bytes(crossings_) + bytes(crossingSlot_) + bytes(crossingNext_) + bytes(faceScratch_) +
-         bytes(runStarts_) + bytes(capSources_) + bytes(capNext_) + bytes(capSeen_) +
-         bytes(rebuild_) + bytes(wedges_) + bytes(wedgesSorted_) + bytes(wedgeCount_) +
-         bytes(chainTo_) + bytes(chainFace_) + bytes(loops_) + bytes(faceStart_) +
-         bytes(faceSize_) + bytes(faceId_) + bytes(edgeSeen_) + bytes(faceArea_);
+  return sizeof(*this) + bytes(x_) + bytes(y_) + bytes(z_) + bytes(edgeStart_) + bytes(degree_) + bytes(edgeCapacity_) +
+         bytes(edgeTo_) + bytes(edgeFace_) + bytes(faceNeighbor_) + bytes(faceImage_) + bytes(distance_) +
+         bytes(side_) + bytes(outside_) + bytes(faceMark_) + bytes(vertexMark_) + bytes(localIndex_) +
+         bytes(affected_) + bytes(affectedStart_) + bytes(oldLoops_) + bytes(oldStart_) + bytes(newLoops_) +
+         bytes(newStart_) + bytes(newFace_) + bytes(cuts_) + bytes(crossings_) + bytes(crossingSlot_) +
+         bytes(crossingNext_) + bytes(faceScratch_) + bytes(runStarts_) + bytes(capSources_) + bytes(capNext_) +
+         bytes(capSeen_) + bytes(rebuild_) + bytes(wedges_) + bytes(wedgesSorted_) + bytes(wedgeCount_) +
+         bytes(chainTo_) + bytes(chainFace_) + bytes(loops_) + bytes(faceStart_) + bytes(faceSize_) + bytes(faceId_) +
+         bytes(edgeSeen_) + bytes(faceArea_);
 }
 
 }  // namespace peclet::voro

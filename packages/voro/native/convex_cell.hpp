@@ -33,8 +33,8 @@ class ConvexCell {
   /// Keeps the part where n . x <= offset. Vertices within `tolerance` of the plane (in units
   /// of n . x) count as on it: a plane that only touches the cell changes nothing, and a
   /// vertex on the plane is reused rather than duplicated.
-  Clip clip(double nx, double ny, double nz, double offset, double tolerance,
-            std::int32_t neighbor, std::int32_t image);
+  Clip clip(double nx, double ny, double nz, double offset, double tolerance, std::int32_t neighbor,
+            std::int32_t image);
 
   /// Largest squared distance of a vertex from the origin (the generating point).
   double maxRadiusSquared() const { return maxRadius2_; }
@@ -89,12 +89,11 @@ class ConvexCell {
   Clip clipGeneric(std::int32_t neighbor, std::int32_t image);
   bool clipSimple(std::int32_t neighbor, std::int32_t image, double keptRadius2);
   bool traceFace(std::int32_t v, std::int32_t k, std::vector<std::int32_t>& out);
-  void setEdges(std::int32_t v, const std::int32_t* nb, const std::int32_t* face,
-                std::int32_t degree);
+  void setEdges(std::int32_t v, const std::int32_t* nb, const std::int32_t* face, std::int32_t degree);
   void removeVertex(std::int32_t v);
   void updateRadius();
 
-  std::size_t vertexCount_ = 0;  // live vertices are [0, vertexCount_)
+  std::size_t vertexCount_ = 0;    // live vertices are [0, vertexCount_)
   std::size_t totalVertices_ = 0;  // including the cut vertices of the current clip
   std::size_t headerCount_ = 0;    // vertex slots that own a segment of the edge pool
   double maxRadius2_ = 0;
@@ -121,7 +120,7 @@ class ConvexCell {
   std::vector<CutEdge> cuts_;
   // An edge from a vertex below the plane to one above, in a simple cut.
   struct Crossing {
-    std::int32_t outside, inside, outsideFace, insideFace, insideSlot, vertex;
+    std::int32_t outside, inside, outsideFace, outsideSlot, insideFace, insideSlot, vertex;
     double x, y, z;
   };
   std::vector<Crossing> crossings_;
@@ -141,13 +140,10 @@ class ConvexCell {
 };
 
 /// Packs a periodic image shift (each component in [-512, 511]) into one integer.
-inline std::int32_t packImage(int sx, int sy, int sz) {
-  return ((sx + 512) << 20) | ((sy + 512) << 10) | (sz + 512);
-}
+inline std::int32_t packImage(int sx, int sy, int sz) { return ((sx + 512) << 20) | ((sy + 512) << 10) | (sz + 512); }
 /// The image shift pointing the other way.
 inline std::int32_t oppositeImage(std::int32_t image) {
-  const int sx = ((image >> 20) & 1023) - 512, sy = ((image >> 10) & 1023) - 512,
-            sz = (image & 1023) - 512;
+  const int sx = ((image >> 20) & 1023) - 512, sy = ((image >> 10) & 1023) - 512, sz = (image & 1023) - 512;
   return packImage(-sx, -sy, -sz);
 }
 /// Unpacks an image shift.

@@ -11,8 +11,8 @@ int SpatialGrid::binOf(double value, int axis) const {
   return b < 0 ? 0 : (b >= bins_[axis] ? bins_[axis] - 1 : b);
 }
 
-void SpatialGrid::build(const double* wrapped, const double* radii, std::size_t count,
-                        const Box& box, double pointsPerBin) {
+void SpatialGrid::build(const double* wrapped, const double* radii, std::size_t count, const Box& box,
+                        double pointsPerBin) {
   double length[3], volume = 1;
   for (int a = 0; a < 3; ++a) {
     length[a] = box.max[a] - box.min[a];
@@ -34,7 +34,10 @@ void SpatialGrid::build(const double* wrapped, const double* radii, std::size_t 
   start_.assign(total + 1, 0);
   point_.resize(count);
   position_.resize(3 * count);
-  if (radii) radius_.resize(count); else radius_.clear();
+  if (radii)
+    radius_.resize(count);
+  else
+    radius_.clear();
   // point_ first holds each point's bin, then (after the swap) the points in bin order.
   for (std::size_t i = 0; i < count; ++i) {
     const double* p = wrapped + 3 * i;
@@ -69,10 +72,10 @@ void SpatialGrid::build(const double* wrapped, const double* radii, std::size_t 
   // Search order: every offset within `reach` bins, nearest possible point first. Only
   // rebuilt when the bin shape changes, as it does not depend on the points.
   const int reach = 6;
-  if (reach == reach_ && shellBins_[0] == bins_[0] && shellBins_[1] == bins_[1] &&
-      shellBins_[2] == bins_[2] && shellSize_[0] == size_[0] && shellSize_[1] == size_[1] &&
-      shellSize_[2] == size_[2] && shellPeriodic_[0] == box.periodic[0] &&
-      shellPeriodic_[1] == box.periodic[1] && shellPeriodic_[2] == box.periodic[2])
+  if (reach == reach_ && shellBins_[0] == bins_[0] && shellBins_[1] == bins_[1] && shellBins_[2] == bins_[2] &&
+      shellSize_[0] == size_[0] && shellSize_[1] == size_[1] && shellSize_[2] == size_[2] &&
+      shellPeriodic_[0] == box.periodic[0] && shellPeriodic_[1] == box.periodic[1] &&
+      shellPeriodic_[2] == box.periodic[2])
     return;
   reach_ = reach;
   for (int a = 0; a < 3; ++a) {

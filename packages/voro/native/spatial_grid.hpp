@@ -22,16 +22,14 @@ class SpatialGrid {
   };
 
   /// Bins `count` wrapped points (inside the box) at about `pointsPerBin` per bin.
-  void build(const double* wrapped, const double* radii, std::size_t count, const Box& box,
-             double pointsPerBin);
+  void build(const double* wrapped, const double* radii, std::size_t count, const Box& box, double pointsPerBin);
 
   int bins(int axis) const { return bins_[axis]; }
   double binSize(int axis) const { return size_[axis]; }
   /// Bin of a wrapped coordinate on one axis.
   int binOf(double value, int axis) const;
   std::size_t binIndex(int bx, int by, int bz) const {
-    return (std::size_t(bz) * std::size_t(bins_[1]) + std::size_t(by)) * std::size_t(bins_[0]) +
-           std::size_t(bx);
+    return (std::size_t(bz) * std::size_t(bins_[1]) + std::size_t(by)) * std::size_t(bins_[0]) + std::size_t(bx);
   }
   /// Entries of bin b are [binStart(b), binStart(b + 1)).
   std::size_t binStart(std::size_t b) const { return start_[b]; }
@@ -48,9 +46,9 @@ class SpatialGrid {
   double maxRadius() const { return maxRadius_; }
   /// Bytes held (capacity).
   std::size_t memoryBytes() const {
-    return start_.capacity() * sizeof(std::size_t) + point_.capacity() * 4 +
-           position_.capacity() * 8 + radius_.capacity() * 8 + shells_.capacity() * sizeof(Offset) +
-           cursor_.capacity() * sizeof(std::size_t) + order_.capacity() * 4 + entry_.capacity() * 4;
+    return start_.capacity() * sizeof(std::size_t) + point_.capacity() * 4 + position_.capacity() * 8 +
+           radius_.capacity() * 8 + shells_.capacity() * sizeof(Offset) + cursor_.capacity() * sizeof(std::size_t) +
+           order_.capacity() * 4 + entry_.capacity() * 4;
   }
 
  private:

@@ -38,8 +38,8 @@ struct alignas(64) ChunkFaces {
   double largestRemoved = 0;
 };
 
-// Largest search reach (bins per axis) tabulated per cell.
-constexpr int kMaxReach = 16;
+// Bin offsets per axis tabulated per cell.
+constexpr int kTableReach = 2;
 
 // One axis of a bin offset seen from a cell: the wrapped bin, the periodic image it lies in,
 // and the squared distance from the cell's point to that bin's slab (infinite past a wall).
@@ -54,7 +54,7 @@ struct alignas(64) WorkerScratch {
   std::vector<NearPlane> near;
   std::vector<std::uint64_t> order;  // near planes by distance: key bits, then index
   // Per axis and bin offset in [-reach, reach], see buildCell.
-  AxisStep axisSteps[3 * (2 * kMaxReach + 1)];
+  AxisStep axisSteps[3 * (2 * kTableReach + 1)];
 };
 
 // Orders doubles as unsigned integers (float precision is enough to order planes).
@@ -162,7 +162,8 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
     a.gap2 = g * g;
     return a;
   };
-  const int reach = std::min(grid.shellReach(), kMaxReach);
+  // Cells rarely look past two bins; farther steps are computed when needed.
+  const int reach = std::min(grid.shellReach(), kTableReach);
   AxisStep* table = scratch.axisSteps;
   const int width = 2 * reach + 1;
   for (int k = 0; k < 3; ++k)
@@ -174,8 +175,7 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   std::size_t nearCount = 0;
   auto visit = [&](int dx, int dy, int dz) -> bool {
     AxisStep ax, ay, az;
-    if (dx >= -reach && dx <= reach && dy >= -reach && dy <= reach && dz >= -reach &&
-        dz <= reach) {
+    if (dx >= -reach && dx <= reach && dy >= -reach && dy <= reach && dz >= -reach && dz <= reach) {
       ax = table[dx + reach];
       ay = table[width + dy + reach];
       az = table[2 * width + dz + reach];
@@ -187,13 +187,11 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
     const double gap2 = ax.gap2 + ay.gap2 + az.gap2;
     if (gap2 >= stop * stop) return true;
     const bool shifted = ax.shift != 0 || ay.shift != 0 || az.shift != 0;
-    const double ox = ax.shift * length[0] - p[0], oy = ay.shift * length[1] - p[1],
-                 oz = az.shift * length[2] - p[2];
+    const double ox = ax.shift * length[0] - p[0], oy = ay.shift * length[1] - p[1], oz = az.shift * length[2] - p[2];
     const std::size_t b = grid.binIndex(ax.bin, ay.bin, az.bin);
     const std::size_t begin = grid.binStart(b), end = grid.binStart(b + 1);
     const std::int32_t image = shifted ? packImage(ax.shift, ay.shift, az.shift) : kNoImage;
-    if (collect && near.size() < nearCount + (end - begin))
-      near.resize(2 * (nearCount + (end - begin)));
+    if (collect && near.size() < nearCount + (end - begin)) near.resize(2 * (nearCount + (end - begin)));
     for (std::size_t e = begin; e < end; ++e) {
       const std::int32_t j = grid.entryPoint(e);
       if (j == self && !shifted) continue;
@@ -204,13 +202,14 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
       const double c = 0.5 * (q2 + ri2 - rj * rj);
       if (collect) {
         // Signed squared distance of the plane from p: sorts planes nearest first.
-        near[nearCount++] = {c * std::fabs(c) / q2, qx, qy, qz, q2, c, j, image};
+        // (Without radii c = q2 / 2, so this is q2 / 4: no division needed.)
+        const double key = hasRadii ? c * std::fabs(c) / q2 : 0.25 * q2;
+        near[nearCount++] = {key, qx, qy, qz, q2, c, j, image};
         continue;
       }
       // The plane is at distance c / |q|; it misses a cell whose vertices are all within R.
       if (c > 0 && c * c >= q2 * r2) continue;
-      const ConvexCell::Clip result =
-          cell.clip(qx, qy, qz, c, tolerance * std::sqrt(q2), j, image);
+      const ConvexCell::Clip result = cell.clip(qx, qy, qz, c, tolerance * std::sqrt(q2), j, image);
       if (result == ConvexCell::Clip::kCut) {
         r2 = cell.maxRadiusSquared();
         stop = stopDistance(r2);
@@ -239,9 +238,8 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   // in bin order behind them.
   const double hmin = std::min(h[0], std::min(h[1], h[2]));
   const std::uint32_t threshold = sortableKey(0.36 * hmin * hmin);  // (0.6 h)^2: |q| < 1.2 h
-  const auto split = std::partition(order.begin(), order.end(), [threshold](std::uint64_t o) {
-    return std::uint32_t(o >> 32) < threshold;
-  });
+  const auto split = std::partition(order.begin(), order.end(),
+                                    [threshold](std::uint64_t o) { return std::uint32_t(o >> 32) < threshold; });
   std::sort(order.begin(), split);
   for (const std::uint64_t o : order) {
     const NearPlane& np = near[std::size_t(o & 0xffffffffu)];
@@ -283,8 +281,7 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   }
 }
 
-void Tessellation::State::forEach(const Execution& execution, std::size_t n,
-                                  const ParallelBody& body) const {
+void Tessellation::State::forEach(const Execution& execution, std::size_t n, const ParallelBody& body) const {
   if (n == 0) return;
   if (execution.parallelFor && execution.workers > 1)
     execution.parallelFor(n, body);
@@ -300,13 +297,36 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
   for (int a = 0; a < 3; ++a) length[a] = box.max[a] - box.min[a];
   const double spacing = std::cbrt(length[0] * length[1] * length[2] / double(count));
   double far = 0;
-  for (int a = 0; a < 3; ++a)
-    far = std::max(far, std::max(std::abs(box.min[a]), std::abs(box.max[a])));
+  for (int a = 0; a < 3; ++a) far = std::max(far, std::max(std::abs(box.min[a]), std::abs(box.max[a])));
   // Rounding of relative positions scales with the coordinates' magnitude; geometry within
   // a cell scales with the spacing.
   tolerance = 1e-11 * spacing + 1e-14 * far;
 
   grid.build(wrapped.data(), hasRadii ? radii.data() : nullptr, count, box, kPointsPerBin);
+
+  // Coincident points (the last input check) share a bin: compare within bins in parallel,
+  // and on a hit let validateInput produce its exact report.
+  {
+    const std::size_t bins = std::size_t(grid.bins(0)) * grid.bins(1) * grid.bins(2);
+    constexpr std::size_t kChunkBins = 4096;
+    std::atomic<bool> coincident{false};
+    forEach(execution, (bins + kChunkBins - 1) / kChunkBins, [&](std::size_t begin, std::size_t end, unsigned) {
+      for (std::size_t b = begin * kChunkBins; b < std::min(bins, end * kChunkBins); ++b)
+        for (std::size_t e = grid.binStart(b); e < grid.binStart(b + 1); ++e)
+          for (std::size_t f = e + 1; f < grid.binStart(b + 1); ++f) {
+            const double *p = grid.entryPosition(e), *q = grid.entryPosition(f);
+            if (p[0] == q[0] && p[1] == q[1] && p[2] == q[2]) coincident.store(true, std::memory_order_relaxed);
+          }
+    });
+    if (coincident.load()) {
+      outcome.error =
+          validateInput(points, n3, box, hasRadii ? radii.data() : nullptr, count, wrapped, validationOrder);
+      if (outcome.error) {
+        outcome.status = Status::kInvalid;
+        return outcome;
+      }
+    }
+  }
 
   const unsigned workerCount = std::max(1u, execution.workers);
   while (workers.size() < workerCount) workers.push_back(std::make_unique<WorkerScratch>());
@@ -344,13 +364,19 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
         volumes[i] = volume;
         for (int a = 0; a < 3; ++a) centroids[3 * i + a] = given[3 * i + a] + centroid[a];
         out.empty += cell.empty();
-        const std::size_t faces = cell.faceCount();
+        const std::size_t faces = cell.faceCount(), at = out.neighbor.size();
+        out.neighbor.resize(at + faces);
+        out.image.resize(at + faces);
+        out.area.resize(at + faces);
+        std::int32_t* neighbor = out.neighbor.data() + at;
+        std::int32_t* image = out.image.data() + at;
+        double* area = out.area.data() + at;
         for (std::size_t f = 0; f < faces; ++f) {
-          out.neighbor.push_back(cell.faceNeighbor(f));
-          out.image.push_back(cell.faceImage(f));
-          out.area.push_back(cell.faceArea(f));
+          neighbor[f] = cell.faceNeighbor(f);
+          image[f] = cell.faceImage(f);
+          area[f] = cell.faceArea(f);
         }
-        out.faceStart.push_back(static_cast<std::int32_t>(out.neighbor.size()));
+        out.faceStart.push_back(static_cast<std::int32_t>(at + faces));
       }
       out.defects = cell.topologyDefects();
     }
@@ -455,14 +481,13 @@ Tessellation::~Tessellation() = default;
 Tessellation::Tessellation(Tessellation&&) noexcept = default;
 Tessellation& Tessellation::operator=(Tessellation&&) noexcept = default;
 
-Outcome Tessellation::compute(const double* points, std::size_t coordinateCount, const Box& box,
-                              const double* radii, std::size_t radiusCount,
-                              const Execution& execution) {
+Outcome Tessellation::compute(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
+                              std::size_t radiusCount, const Execution& execution) {
   State& s = *state_;
   s.valid = false;
   Outcome outcome;
-  outcome.error = validateInput(points, coordinateCount, box, radii, radiusCount, s.wrapped,
-                                s.validationOrder);
+  // Coincident points are looked for by run(), within grid bins and in parallel.
+  outcome.error = validateInputExceptCoincident(points, coordinateCount, box, radii, radiusCount, s.wrapped);
   if (outcome.error) {
     outcome.status = Status::kInvalid;
     s.count = 0;
@@ -471,8 +496,13 @@ Outcome Tessellation::compute(const double* points, std::size_t coordinateCount,
   s.box = box;
   s.count = coordinateCount / 3;
   s.hasRadii = radii != nullptr;
-  if (s.hasRadii) s.radii.assign(radii, radii + s.count); else s.radii.clear();
-  return s.run(points, execution);
+  if (s.hasRadii)
+    s.radii.assign(radii, radii + s.count);
+  else
+    s.radii.clear();
+  outcome = s.run(points, execution);
+  if (outcome.status == Status::kInvalid) s.count = 0;
+  return outcome;
 }
 
 Outcome Tessellation::update(const double* points, const Execution& execution) {
@@ -486,8 +516,8 @@ Outcome Tessellation::update(const double* points, const Execution& execution) {
     return outcome;
   }
   s.valid = false;
-  outcome.error = validateInput(points, 3 * s.count, s.box, s.hasRadii ? s.radii.data() : nullptr,
-                                s.count, s.wrapped, s.validationOrder);
+  outcome.error = validateInputExceptCoincident(points, 3 * s.count, s.box, s.hasRadii ? s.radii.data() : nullptr,
+                                                s.count, s.wrapped);
   if (outcome.error) {
     outcome.status = Status::kInvalid;
     return outcome;
@@ -506,16 +536,14 @@ const TessellationStats& Tessellation::stats() const { return state_->stats; }
 std::size_t Tessellation::memoryBytes() const {
   const State& s = *state_;
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-  std::size_t total = sizeof(State) + bytes(s.given) + bytes(s.wrapped) + bytes(s.radii) +
-                      bytes(s.validationOrder) + s.grid.memoryBytes() + bytes(s.volumes) +
-                      bytes(s.centroids) + bytes(s.areas) + bytes(s.offsets) +
+  std::size_t total = sizeof(State) + bytes(s.given) + bytes(s.wrapped) + bytes(s.radii) + bytes(s.validationOrder) +
+                      s.grid.memoryBytes() + bytes(s.volumes) + bytes(s.centroids) + bytes(s.areas) + bytes(s.offsets) +
                       bytes(s.neighbors) + bytes(s.images);
   for (const ChunkFaces& c : s.chunks)
-    total += sizeof(c) + bytes(c.faceStart) + bytes(c.neighbor) + bytes(c.image) + bytes(c.area) +
-             bytes(c.keep) + bytes(c.kept);
+    total += sizeof(c) + bytes(c.faceStart) + bytes(c.neighbor) + bytes(c.image) + bytes(c.area) + bytes(c.keep) +
+             bytes(c.kept);
   for (const auto& w : s.workers)
-    total += sizeof(WorkerScratch) - sizeof(ConvexCell) + w->cell.memoryBytes() + bytes(w->near) +
-             bytes(w->order);
+    total += sizeof(WorkerScratch) - sizeof(ConvexCell) + w->cell.memoryBytes() + bytes(w->near) + bytes(w->order);
   return total;
 }
 
@@ -544,8 +572,7 @@ bool Tessellation::cell(std::size_t i, CellGeometry& out) const {
   std::int64_t k = s.offsets[i];
   const std::int64_t end = s.offsets[i + 1];
   for (std::size_t f = 0; f < cell.faceCount(); ++f) {
-    if (k >= end || s.neighbors[k] != cell.faceNeighbor(f) || s.images[k] != cell.faceImage(f))
-      continue;
+    if (k >= end || s.neighbors[k] != cell.faceNeighbor(f) || s.images[k] != cell.faceImage(f)) continue;
     ++k;
     const std::int32_t* loop = cell.faceLoop(f);
     out.faceVertices.insert(out.faceVertices.end(), loop, loop + cell.faceSize(f));

@@ -94,8 +94,8 @@ class Tessellation {
   /// @param execution   threads and cancellation lent by the caller.
   /// Results do not depend on the number of workers or on how parallelFor splits work.
   /// Throws only std::bad_alloc (results are then discarded).
-  Outcome compute(const double* points, std::size_t coordinateCount, const Box& box,
-                  const double* radii, std::size_t radiusCount, const Execution& execution);
+  Outcome compute(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
+                  std::size_t radiusCount, const Execution& execution);
 
   /// Re-tessellates moved points: same count, box and radii as the last compute(). Reuses
   /// every buffer. `points` holds 3 * pointCount() coordinates.

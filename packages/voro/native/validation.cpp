@@ -7,8 +7,7 @@
 namespace peclet::voro {
 namespace {
 
-ValidationError makeError(ErrorKind kind, const char* argument, std::int64_t index,
-                          std::string message) {
+ValidationError makeError(ErrorKind kind, const char* argument, std::int64_t index, std::string message) {
   ValidationError e;
   e.kind = kind;
   e.argument = argument;
@@ -31,16 +30,16 @@ double wrapCoordinate(double value, double lo, double hi) {
   return w;
 }
 
-ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box,
-                              const double* radii, std::size_t radiusCount) {
+ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
+                              std::size_t radiusCount) {
   std::vector<double> wrapped;
   std::vector<std::uint32_t> order;
   return validateInput(points, coordinateCount, box, radii, radiusCount, wrapped, order);
 }
 
-ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box,
-                              const double* radii, std::size_t radiusCount,
-                              std::vector<double>& wrapped, std::vector<std::uint32_t>& order) {
+ValidationError validateInputExceptCoincident(const double* points, std::size_t coordinateCount, const Box& box,
+                                              const double* radii, std::size_t radiusCount,
+                                              std::vector<double>& wrapped) {
   for (int a = 0; a < 3; ++a) {
     if (!std::isfinite(box.min[a]) || !std::isfinite(box.max[a]))
       return makeError(ErrorKind::kType, "box", a,
@@ -50,13 +49,12 @@ ValidationError validateInput(const double* points, std::size_t coordinateCount,
                        std::string("box extent on axis ") + axisName(a) + " must be positive");
   }
   if (coordinateCount % 3 != 0)
-    return makeError(ErrorKind::kType, "points", -1,
-                     "points length " + std::to_string(coordinateCount) +
-                         " is not a multiple of 3 (x, y, z per point)");
+    return makeError(
+        ErrorKind::kType, "points", -1,
+        "points length " + std::to_string(coordinateCount) + " is not a multiple of 3 (x, y, z per point)");
   const std::size_t n = coordinateCount / 3;
   if (n == 0) return makeError(ErrorKind::kRange, "points", -1, "points must not be empty");
-  if (n > 0x7fffffffu)
-    return makeError(ErrorKind::kRange, "points", -1, "more than 2^31-1 points");
+  if (n > 0x7fffffffu) return makeError(ErrorKind::kRange, "points", -1, "more than 2^31-1 points");
 
   wrapped.resize(coordinateCount);
   for (std::size_t i = 0; i < n; ++i) {
@@ -64,24 +62,22 @@ ValidationError validateInput(const double* points, std::size_t coordinateCount,
       const double v = points[3 * i + a];
       if (!std::isfinite(v))
         return makeError(ErrorKind::kType, "points", static_cast<std::int64_t>(i),
-                         "point " + std::to_string(i) + " has a non-finite " + axisName(a) +
-                             " coordinate");
+                         "point " + std::to_string(i) + " has a non-finite " + axisName(a) + " coordinate");
       if (box.periodic[a]) {
         wrapped[3 * i + a] = wrapCoordinate(v, box.min[a], box.max[a]);
       } else {
         if (v < box.min[a] || v > box.max[a])
           return makeError(ErrorKind::kRange, "points", static_cast<std::int64_t>(i),
-                           "point " + std::to_string(i) + " lies outside the box on the " +
-                               axisName(a) + " axis");
+                           "point " + std::to_string(i) + " lies outside the box on the " + axisName(a) + " axis");
         wrapped[3 * i + a] = v;
       }
     }
   }
   if (radii != nullptr) {
     if (radiusCount != n)
-      return makeError(ErrorKind::kType, "radii", -1,
-                       "radii length " + std::to_string(radiusCount) + " differs from the " +
-                           std::to_string(n) + " points");
+      return makeError(
+          ErrorKind::kType, "radii", -1,
+          "radii length " + std::to_string(radiusCount) + " differs from the " + std::to_string(n) + " points");
     for (std::size_t i = 0; i < n; ++i) {
       if (!std::isfinite(radii[i]))
         return makeError(ErrorKind::kType, "radii", static_cast<std::int64_t>(i),
@@ -91,6 +87,16 @@ ValidationError validateInput(const double* points, std::size_t coordinateCount,
                          "radius " + std::to_string(i) + " is negative");
     }
   }
+
+  return ValidationError{};
+}
+
+ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
+                              std::size_t radiusCount, std::vector<double>& wrapped,
+                              std::vector<std::uint32_t>& order) {
+  ValidationError error = validateInputExceptCoincident(points, coordinateCount, box, radii, radiusCount, wrapped);
+  if (error) return error;
+  const std::size_t n = coordinateCount / 3;
 
   // Exactly equal positions leave the bisector undefined; a lexicographic sort puts them side
   // by side. Ties break on index so the reported index does not depend on the sort.
@@ -120,8 +126,7 @@ ValidationError validateInput(const double* points, std::size_t coordinateCount,
   }
   if (worst >= 0)
     return makeError(ErrorKind::kRange, "points", worst,
-                     "point " + std::to_string(worst) + " coincides with point " +
-                         std::to_string(other));
+                     "point " + std::to_string(worst) + " coincides with point " + std::to_string(other));
   return ValidationError{};
 }
 

@@ -56,14 +56,21 @@ struct ValidationError {
 ///   ValidationError e = validateInput(xyz.data(), xyz.size(), box, nullptr, 0);
 ///   // e.kind == ErrorKind::kRange, e.argument == "points", e.index == 1
 /// @endcode
-ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box,
-                              const double* radii, std::size_t radiusCount);
+ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
+                              std::size_t radiusCount);
 
 /// Same as validateInput, with caller-owned scratch reused across calls (no allocation once
 /// it is large enough), and the wrapped positions written to `wrapped` (3N doubles).
-ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box,
-                              const double* radii, std::size_t radiusCount,
-                              std::vector<double>& wrapped, std::vector<std::uint32_t>& order);
+ValidationError validateInput(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
+                              std::size_t radiusCount, std::vector<double>& wrapped, std::vector<std::uint32_t>& order);
+
+/// Every check of validateInput except the last one (coincident points), for callers that
+/// find coincident points their own way (the tessellation looks within its grid bins in
+/// parallel) and call validateInput for the exact report when they find some. Writes the
+/// wrapped positions to `wrapped` (3N doubles).
+ValidationError validateInputExceptCoincident(const double* points, std::size_t coordinateCount, const Box& box,
+                                              const double* radii, std::size_t radiusCount,
+                                              std::vector<double>& wrapped);
 
 /// Wraps one coordinate into [lo, hi) of a periodic axis.
 double wrapCoordinate(double value, double lo, double hi);

@@ -8,8 +8,6 @@
 // output: double volume[n]; then per cell int32 count, int32 neighbors[count].
 // stderr: "seconds <t>" — the time of container setup and every cell
 // (volume + neighbours), without reading or writing files.
-#include <voro++/voro++.hh>
-
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +15,7 @@
 #include <fstream>
 #include <thread>
 #include <vector>
+#include <voro++/voro++.hh>
 
 namespace {
 
@@ -45,7 +44,8 @@ template <class Container>
 void fill(Container& con, const Input& in);
 template <>
 void fill(voro::container& con, const Input& in) {
-  for (std::uint64_t i = 0; i < in.n; i++) con.put(static_cast<int>(i), in.xyz[3 * i], in.xyz[3 * i + 1], in.xyz[3 * i + 2]);
+  for (std::uint64_t i = 0; i < in.n; i++)
+    con.put(static_cast<int>(i), in.xyz[3 * i], in.xyz[3 * i + 1], in.xyz[3 * i + 2]);
 }
 template <>
 void fill(voro::container_poly& con, const Input& in) {
@@ -108,8 +108,10 @@ int main(int argc, char** argv) {
   }
   Output out;
   auto t0 = std::chrono::steady_clock::now();
-  if (in.hasRadii) run<voro::container_poly>(in, out, threads);
-  else run<voro::container>(in, out, threads);
+  if (in.hasRadii)
+    run<voro::container_poly>(in, out, threads);
+  else
+    run<voro::container>(in, out, threads);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "seconds %.6f\n", seconds);
   if (std::string(argv[2]) == "-") return 0;
