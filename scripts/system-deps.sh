@@ -7,6 +7,10 @@ set -euo pipefail
 packages=(g++ make python3 binutils)
 # voro's side-by-side tests build against voro++.
 [ -d "$(dirname "$0")/../packages/voro/native-test" ] && packages+=(voro++-dev)
+# WebGPU tests run Dawn on Mesa's software OpenGL ES when there is no GPU.
+packages+=(libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri)
+# The exit matrix runs a subset under valgrind memcheck.
+packages+=(valgrind)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,11 +1,5 @@
 import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-});
+// `gpu` is its own entry so that importing the kernel never touches WebGPU.
+export default defineConfig(packageBuild({ entry: ['src/index.ts', 'src/gpu/index.ts'], shims: false }));
