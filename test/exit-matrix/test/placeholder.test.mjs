@@ -1,2 +1,3 @@
 import test from 'node:test';
+
 test('placeholder', () => {});
