@@ -17,6 +17,10 @@ export interface LoadAddonOptions {
  * `build/Debug/<name>.node`; when neither loads, one error says what was
  * tried, why it failed and what to run.
  *
+ * When `PECLET_ADDON_DIR` is set, `<dir>/<name>.node` is loaded instead and
+ * nothing else is tried: a sanitizer or debug build of every addon, put in
+ * one folder, is then used by every package or the load fails loudly.
+ *
  * @example
  * ```ts
  * const native = loadAddon({ root: packageRoot, name: 'voro', buildCommand: 'pnpm --filter @peclet/voro build' });
@@ -25,8 +29,12 @@ export interface LoadAddonOptions {
 export function loadAddon<T>(options: LoadAddonOptions): T {
   const require = createRequire(join(options.root, 'package.json'));
   const tried: string[] = [];
-  for (const kind of ['Release', 'Debug']) {
-    const file = join(options.root, 'build', kind, `${options.name}.node`);
+  const override = process.env.PECLET_ADDON_DIR;
+  const candidates =
+    override !== undefined && override !== ''
+      ? [join(override, `${options.name}.node`)]
+      : ['Release', 'Debug'].map((kind) => join(options.root, 'build', kind, `${options.name}.node`));
+  for (const file of candidates) {
     if (!existsSync(file)) {
       tried.push(`${file} (missing)`);
       continue;
@@ -39,6 +47,8 @@ export function loadAddon<T>(options: LoadAddonOptions): T {
   }
   throw new Error(
     `peclet: the native addon '${options.name}' could not be loaded. Tried:\n  ${tried.join('\n  ')}\n` +
-      `Build it with: ${options.buildCommand}`,
+      (override
+        ? `PECLET_ADDON_DIR is set to ${override}: put ${options.name}.node there or unset it.`
+        : `Build it with: ${options.buildCommand}`),
   );
 }
