@@ -225,6 +225,28 @@ inline ModuleRuntime& runtime() {
   return instance;
 }
 
+/// A parallel-for over this module's pool, lent to a plain-C++ kernel that
+/// borrows its threads (the kernel's ParallelFor has this signature). It runs
+/// `body` over [0, count) on up to `*threads` pool threads (0: the whole pool).
+/// `*shouldStop` (may be empty) is polled between chunks; once it says stop,
+/// `*flag` is raised for the kernel to see, and the kernel stops at its next
+/// safe point. The pool itself never skips a chunk, so a kernel sees every
+/// chunk of the step it started and its state stays consistent. The three
+/// pointees must outlive every call of the returned function.
+///
+/// @code
+///   options.parallelFor = peclet::lendPool(&threads, &cancel, &shouldStop);
+/// @endcode
+inline std::function<void(std::size_t, const ParallelBody&)> lendPool(const unsigned* threads, std::atomic<bool>* flag,
+                                                                      const std::function<bool()>* shouldStop) {
+  return [threads, flag, shouldStop](std::size_t count, const ParallelBody& body) {
+    runtime().pool().parallelFor(count, 1, body, *threads, [flag, shouldStop] {
+      if (!flag->load(std::memory_order_relaxed) && *shouldStop && (*shouldStop)()) flag->store(true);
+      return false;
+    });
+  };
+}
+
 /// How long finalize waits for native work to notice cancellation before
 /// it gives up waiting (the memory that work touches is then kept alive,
 /// never freed under it). PECLET_FINALIZE_TIMEOUT_MS overrides.

@@ -1,10 +1,10 @@
 #include "simulation_object.hpp"
 
 #include <cmath>
+#include <peclet/runtime.hpp>
 #include <string>
 #include <vector>
 
-#include "execution.hpp"
 #include "step_work.hpp"
 
 namespace peclet_dem {
@@ -89,7 +89,7 @@ Napi::Object advanceResult(Napi::Env env, const AdvanceOutcome& outcome) {
 }
 
 void SimulationState::create(dem::SimulationOptions options) {
-  options.parallelFor = poolParallelFor(&threads, &cancel, &shouldStop);
+  options.parallelFor = peclet::lendPool(&threads, &cancel, &shouldStop);
   const unsigned pool = peclet::runtime().pool().size();
   options.workers = threads == 0 ? pool : std::min(threads, pool);
   kernel = std::make_unique<dem::Simulation>(std::move(options));

@@ -36,7 +36,7 @@ struct SimulationState {
   std::atomic<bool> cancel{false};
   std::atomic<bool> dropped{false};  // released: work in flight stops
   std::atomic<bool> busy{false};     // async work owns the kernel
-  std::function<bool()> shouldStop;  // polled between chunks (see execution.hpp)
+  std::function<bool()> shouldStop;  // polled between chunks (see peclet::lendPool)
 
   /// Creates the kernel (throws DemError on invalid options).
   void create(peclet::dem::SimulationOptions options);

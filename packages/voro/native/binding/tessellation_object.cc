@@ -1,13 +1,26 @@
 #include "tessellation_object.hpp"
 
 #include <cmath>
+#include <peclet/runtime.hpp>
 #include <string>
-
-#include "execution.hpp"
 
 namespace peclet_voro {
 
 namespace voro = peclet::voro;
+
+namespace {
+
+// The module pool lent to the kernel; `shouldStop` raises `cancel` (see peclet::lendPool).
+voro::Execution poolExecution(const unsigned& threads, std::atomic<bool>& cancel,
+                              const std::function<bool()>& shouldStop) {
+  voro::Execution execution;
+  execution.workers = peclet::runtime().pool().size();
+  execution.cancel = &cancel;
+  execution.parallelFor = peclet::lendPool(&threads, &cancel, &shouldStop);
+  return execution;
+}
+
+}  // namespace
 
 void TessellationState::account() {
   offsets32.resize(kernel.neighborOffsets().size());
@@ -20,7 +33,7 @@ voro::Outcome TessellationState::run(const Request& request, std::atomic<bool>& 
                                      std::function<bool()> shouldStop) {
   box = request.box;
   threads = request.threads;
-  voro::Execution execution = poolExecution(threads, cancel, std::move(shouldStop));
+  voro::Execution execution = poolExecution(threads, cancel, shouldStop);
   voro::Outcome outcome =
       kernel.compute(request.points.data(), request.points.size(), request.box,
                      request.hasRadii ? request.radii.data() : nullptr, request.radii.size(), execution);
@@ -35,7 +48,7 @@ voro::Outcome TessellationState::run(const Request& request, std::atomic<bool>& 
 
 voro::Outcome TessellationState::update(const double* points, std::atomic<bool>& cancel,
                                         std::function<bool()> shouldStop) {
-  voro::Execution execution = poolExecution(threads, cancel, std::move(shouldStop));
+  voro::Execution execution = poolExecution(threads, cancel, shouldStop);
   voro::Outcome outcome = kernel.update(points, execution);
   if (outcome.status == voro::Status::kOk) account();
   return outcome;
