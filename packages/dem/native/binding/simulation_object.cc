@@ -138,11 +138,11 @@ Napi::Function Simulation::Init(Napi::Env env) {
   members.push_back(Method<&Simulation::Advance>("advance"));
   members.push_back(Method<&Simulation::AdvanceAsync>("advanceAsync"));
   members.push_back(Method<&Simulation::Deposit>("deposit"));
-  members.push_back(Getter<&Simulation::Positions>("positions"));
-  members.push_back(Getter<&Simulation::Velocities>("velocities"));
-  members.push_back(Getter<&Simulation::AngularVelocities>("angularVelocities"));
-  members.push_back(Getter<&Simulation::Forces>("forces"));
-  members.push_back(Getter<&Simulation::Radii>("radii"));
+  members.push_back(Getter<&Simulation::SphereArray<&dem::Simulation::positions, 3>>("positions"));
+  members.push_back(Getter<&Simulation::SphereArray<&dem::Simulation::velocities, 3>>("velocities"));
+  members.push_back(Getter<&Simulation::SphereArray<&dem::Simulation::angularVelocities, 3>>("angularVelocities"));
+  members.push_back(Getter<&Simulation::SphereArray<&dem::Simulation::forces, 3>>("forces"));
+  members.push_back(Getter<&Simulation::SphereArray<&dem::Simulation::radii, 1>>("radii"));
   members.push_back(Getter<&Simulation::SphereCount>("sphereCount"));
   members.push_back(Method<&Simulation::KineticEnergy>("kineticEnergy"));
   members.push_back(Method<&Simulation::TranslationalKineticEnergy>("translationalKineticEnergy"));
@@ -314,33 +314,12 @@ Napi::Value Simulation::Deposit(const Napi::CallbackInfo& info) {
   return result;
 }
 
-template <typename F>
-Napi::Value Simulation::exportUserArray(Napi::Env env, F accessor, std::size_t perSphere) {
-  ensureIdle(env, "arrays");
+template <Simulation::ArrayAccessor Accessor, std::size_t PerSphere>
+Napi::Value Simulation::SphereArray(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "arrays");
   const dem::Simulation& kernel = *state_->kernel;
-  const std::size_t n = kernel.sphereCount() * perSphere;
-  return exportArray<double>(env, state_, const_cast<double*>(accessor(kernel)), n);
-}
-
-Napi::Value Simulation::Positions(const Napi::CallbackInfo& info) {
-  return exportUserArray(
-      info.Env(), [](const dem::Simulation& k) { return k.positions(); }, 3);
-}
-Napi::Value Simulation::Velocities(const Napi::CallbackInfo& info) {
-  return exportUserArray(
-      info.Env(), [](const dem::Simulation& k) { return k.velocities(); }, 3);
-}
-Napi::Value Simulation::AngularVelocities(const Napi::CallbackInfo& info) {
-  return exportUserArray(
-      info.Env(), [](const dem::Simulation& k) { return k.angularVelocities(); }, 3);
-}
-Napi::Value Simulation::Forces(const Napi::CallbackInfo& info) {
-  return exportUserArray(
-      info.Env(), [](const dem::Simulation& k) { return k.forces(); }, 3);
-}
-Napi::Value Simulation::Radii(const Napi::CallbackInfo& info) {
-  return exportUserArray(
-      info.Env(), [](const dem::Simulation& k) { return k.radii(); }, 1);
+  return exportArray<double>(info.Env(), state_, const_cast<double*>((kernel.*Accessor)()),
+                             kernel.sphereCount() * PerSphere);
 }
 
 Napi::Value Simulation::SphereCount(const Napi::CallbackInfo& info) {

@@ -60,11 +60,6 @@ class Simulation : public peclet::Object<Simulation> {
   Napi::Value Advance(const Napi::CallbackInfo& info);
   Napi::Value AdvanceAsync(const Napi::CallbackInfo& info);
   Napi::Value Deposit(const Napi::CallbackInfo& info);
-  Napi::Value Positions(const Napi::CallbackInfo& info);
-  Napi::Value Velocities(const Napi::CallbackInfo& info);
-  Napi::Value AngularVelocities(const Napi::CallbackInfo& info);
-  Napi::Value Forces(const Napi::CallbackInfo& info);
-  Napi::Value Radii(const Napi::CallbackInfo& info);
   Napi::Value SphereCount(const Napi::CallbackInfo& info);
   Napi::Value KineticEnergy(const Napi::CallbackInfo& info);
   Napi::Value TranslationalKineticEnergy(const Napi::CallbackInfo& info);
@@ -80,8 +75,10 @@ class Simulation : public peclet::Object<Simulation> {
 
   /// Throws a TypeError when async work owns the kernel.
   void ensureIdle(Napi::Env env, const char* what) const;
-  template <typename F>
-  Napi::Value exportUserArray(Napi::Env env, F accessor, std::size_t perSphere);
+  /// A per-sphere array of the kernel (PerSphere doubles each), exported zero-copy.
+  using ArrayAccessor = const double* (peclet::dem::Simulation::*)() const;
+  template <ArrayAccessor Accessor, std::size_t PerSphere>
+  Napi::Value SphereArray(const Napi::CallbackInfo& info);
 
   std::shared_ptr<SimulationState> state_;
 };
