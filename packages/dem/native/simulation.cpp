@@ -344,12 +344,10 @@ void Simulation::wallForces(std::size_t i, double* force, double* torque) {
 
 void Simulation::finishStep(bool advanceNext, double kickFraction, std::vector<ChunkTally>& tallies) {
   const double h = kickFraction * dt_;
-  const double dt = dt_;
   const Vec3 g = options_.gravity;
   const bool rotation = options_.rotation;
   const bool linear = law_.model == ContactModelKind::Linear;
   const bool walls = !activeWalls_.empty();
-  const Box& box = options_.box;
   runParallel([&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t c = begin; c < end; ++c) {
       ChunkTally tally;
@@ -396,46 +394,47 @@ void Simulation::finishStep(bool advanceNext, double kickFraction, std::vector<C
             w[d] += h * torque[d] * ii;
             predictedOmega_[3 * i + d] = w[d] + h * torque[d] * ii;
           }
-        double* x = &x_[3 * i];
-        double moved2 = 0.0;
-        for (int d = 0; d < 3; ++d) {
-          x[d] += dt * v[d];
-          const double moved = x[d] - xAtBuild_[3 * i + d];
-          moved2 += moved * moved;
-        }
-        if (!std::isfinite(moved2)) {
-          tally.nonFinite = true;
-          continue;
-        }
-        tally.maxDisplacement2 = std::max(tally.maxDisplacement2, moved2);
-        for (int a = 0; a < 3; ++a) {
-          if (options_.periodic[a]) continue;
-          const bool below = x[a]<box.min[a], above = x[a]> box.max[a];
-          if (!below && !above) continue;
-          x[a] = below ? box.min[a] : box.max[a];
-          if ((below && v[a] < 0.0) || (above && v[a] > 0.0)) v[a] = 0.0;
-          if (tally.clamped++ == 0) tally.firstClamped = userIndex_[i];
-        }
+        drift(i, tally);
       }
       tallies[c] = tally;
     }
   });
-  (void)dt;
+}
+
+void Simulation::drift(std::size_t i, ChunkTally& tally) {
+  const Box& box = options_.box;
+  double* x = &x_[3 * i];
+  double* v = &v_[3 * i];
+  double moved2 = 0.0;
+  for (int d = 0; d < 3; ++d) {
+    x[d] += dt_ * v[d];
+    const double moved = x[d] - xAtBuild_[3 * i + d];
+    moved2 += moved * moved;
+  }
+  if (!std::isfinite(moved2)) {
+    tally.nonFinite = true;
+    return;
+  }
+  tally.maxDisplacement2 = std::max(tally.maxDisplacement2, moved2);
+  for (int a = 0; a < 3; ++a) {
+    if (options_.periodic[a]) continue;
+    const bool below = x[a]<box.min[a], above = x[a]> box.max[a];
+    if (!below && !above) continue;
+    x[a] = below ? box.min[a] : box.max[a];
+    if ((below && v[a] < 0.0) || (above && v[a] > 0.0)) v[a] = 0.0;
+    if (tally.clamped++ == 0) tally.firstClamped = userIndex_[i];
+  }
 }
 
 void Simulation::kickAndDrift(std::vector<ChunkTally>& tallies) {
   const double h = 0.5 * dt_;
-  const double dt = dt_;
   const bool rotation = options_.rotation;
-  const Box& box = options_.box;
   runParallel([&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t c = begin; c < end; ++c) {
       ChunkTally tally;
       for (std::size_t i = chunks_[c].begin; i < chunks_[c].end; ++i) {
         const double im = inverseMass_[i], ii = inverseInertia_[i];
-        double* x = &x_[3 * i];
         double* v = &v_[3 * i];
-        double moved2 = 0.0;
         for (int d = 0; d < 3; ++d) {
           v[d] += h * f_[3 * i + d] * im;
           predictedV_[3 * i + d] = v[d] + h * f_[3 * i + d] * im;
@@ -443,23 +442,8 @@ void Simulation::kickAndDrift(std::vector<ChunkTally>& tallies) {
             omega_[3 * i + d] += h * t_[3 * i + d] * ii;
             predictedOmega_[3 * i + d] = omega_[3 * i + d] + h * t_[3 * i + d] * ii;
           }
-          x[d] += dt * v[d];
-          const double moved = x[d] - xAtBuild_[3 * i + d];
-          moved2 += moved * moved;
         }
-        if (!std::isfinite(moved2)) {
-          tally.nonFinite = true;
-          continue;
-        }
-        tally.maxDisplacement2 = std::max(tally.maxDisplacement2, moved2);
-        for (int a = 0; a < 3; ++a) {
-          if (options_.periodic[a]) continue;
-          const bool below = x[a]<box.min[a], above = x[a]> box.max[a];
-          if (!below && !above) continue;
-          x[a] = below ? box.min[a] : box.max[a];
-          if ((below && v[a] < 0.0) || (above && v[a] > 0.0)) v[a] = 0.0;
-          if (tally.clamped++ == 0) tally.firstClamped = userIndex_[i];
-        }
+        drift(i, tally);
       }
       tallies[c] = tally;
     }

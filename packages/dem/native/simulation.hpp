@@ -140,6 +140,8 @@ class Simulation {
   void computePairForces();
   void finishStep(bool advanceNext, double kickFraction, std::vector<ChunkTally>& tallies);
   void kickAndDrift(std::vector<ChunkTally>& tallies);
+  /// Drifts sphere i by dt·v, tracks its displacement since the last build and clamps it to the box.
+  void drift(std::size_t i, ChunkTally& tally);
   void syncUserArrays();
   void partitionChunks();
   template <bool Friction, ContactModelKind Model>
