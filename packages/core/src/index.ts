@@ -12,6 +12,7 @@ export {
 } from './cpu-budget.js';
 export { ReleasedError, type ReleasedErrorDetails, TeardownError, type TeardownFailure } from './errors.js';
 export {
+  type DrainHook,
   defineModule,
   liveModules,
   type ModuleOptions,

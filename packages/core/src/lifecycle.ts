@@ -37,6 +37,15 @@ export interface NativeBinding {
   readonly __peclet: NativeLifecycle;
 }
 
+/** An async drain hook of {@link PecletModule.onDrain}: settles once the work it waits for ended or `timeoutMs` passed. */
+export type DrainHook = (timeoutMs: number) => Promise<unknown>;
+
+/** `PECLET_FINALIZE_TIMEOUT_MS` (a positive integer), else 10000, as the C++ kernel reads it. */
+export function finalizeTimeoutMs(): number {
+  const n = Number.parseInt(process.env.PECLET_FINALIZE_TIMEOUT_MS ?? '', 10);
+  return n > 0 ? n : 10_000;
+}
+
 /** Options of {@link defineModule}. */
 export interface ModuleOptions {
   /** Module name in errors and the trace (`peclet:<name> ...`). */
@@ -83,6 +92,8 @@ export class PecletModule {
   readonly #native: NativeBinding | undefined;
   readonly #executionSpace: string;
   #finalized = false;
+  #exiting = false;
+  readonly #drains = new Set<{ label: string; drain: DrainHook }>();
   readonly #onExit: () => void;
 
   constructor(options: ModuleOptions) {
@@ -108,6 +119,67 @@ export class PecletModule {
   /** True once {@link finalize} ran (explicitly or at exit). */
   get finalized(): boolean {
     return this.#finalized;
+  }
+
+  /**
+   * True once {@link finalizeAsync} or {@link finalize} started: the exiting
+   * latch. Objects check it to refuse new work (a GPU submission) while the
+   * module drains.
+   */
+  get exiting(): boolean {
+    return this.#exiting || this.#finalized;
+  }
+
+  /**
+   * Adds an async drain hook (a GPU device waiting for its submitted work),
+   * awaited by {@link finalizeAsync} before it finalizes; the synchronous
+   * paths never call it. `drain(timeoutMs)` should settle within the time it
+   * is given. Returns a function that removes the hook.
+   */
+  onDrain(label: string, drain: DrainHook): () => void {
+    if (typeof label !== 'string') throw new TypeError('onDrain(label, drain): label must be a string');
+    if (typeof drain !== 'function') throw new TypeError('onDrain(label, drain): drain must be a function');
+    const entry = { label, drain };
+    this.#drains.add(entry);
+    return () => {
+      this.#drains.delete(entry);
+    };
+  }
+
+  /**
+   * {@link finalize} after letting asynchronous work end: latches the module
+   * as exiting (new GPU submissions throw), waits for every drain hook — each
+   * GPU device's submitted work — for at most `timeoutMs` in all (default
+   * `PECLET_FINALIZE_TIMEOUT_MS`, else 10000), then finalizes. What has not
+   * drained by then is destroyed by the finalize. Idempotent; a drain that
+   * fails does not stop the finalize.
+   *
+   * @example
+   * ```ts
+   * await mod.finalizeAsync({ timeoutMs: 2000 }); // GPU work ends, then everything is released
+   * ```
+   */
+  async finalizeAsync(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError('finalizeAsync(options): options must be an object');
+    }
+    const { timeoutMs = finalizeTimeoutMs() } = options;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs >= 0)) {
+      throw new RangeError(`finalizeAsync(options): options.timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
+    }
+    if (this.#finalized) return;
+    this.#exiting = true;
+    const drains = [...this.#drains];
+    if (drains.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      const all = Promise.allSettled(drains.map(async (entry) => entry.drain(timeoutMs)));
+      await Promise.race([all, timeout]);
+      clearTimeout(timer);
+    }
+    this.finalizeFor('explicit');
   }
 
   /** Native counters (live objects, ledger bytes, pool), or undefined without an addon. */

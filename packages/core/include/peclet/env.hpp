@@ -230,9 +230,9 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     std::function<void()> dropState;
   };
   void addWork(const std::shared_ptr<Work>& w) {
-    works_.erase(
-        std::remove_if(works_.begin(), works_.end(), [](const std::shared_ptr<Work>& x) { return x->done.load(); }),
-        works_.end());
+    works_.erase(std::remove_if(works_.begin(), works_.end(),
+                                [](const std::shared_ptr<Work>& x) { return x->done.load() && !x->dropState; }),
+                 works_.end());
     works_.push_back(w);
   }
 

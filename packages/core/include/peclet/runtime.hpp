@@ -62,6 +62,7 @@ class Executor {
 
   /// Runs what is queued (cancelled work returns at once), then joins.
   void stop() noexcept {
+    std::lock_guard<std::mutex> serial(stopMutex_);
     std::thread thread;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -89,6 +90,7 @@ class Executor {
   }
 
   std::mutex mutex_;
+  std::mutex stopMutex_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;
   std::thread thread_;

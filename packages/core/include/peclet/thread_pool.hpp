@@ -81,6 +81,7 @@ class ThreadPool {
 
   /// Stops and joins every thread. Idempotent; the pool can start again later.
   void stop() noexcept {
+    std::lock_guard<std::mutex> serial(stopMutex_);
     std::vector<std::thread> threads;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -160,6 +161,7 @@ class ThreadPool {
 
   mutable std::mutex mutex_;
   std::mutex runMutex_;
+  std::mutex stopMutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
   std::vector<std::thread> threads_;

@@ -1,0 +1,331 @@
+// Runs the random program of a seed: `node --expose-gc fuzz-child.mjs <seed>`.
+// In a worker thread it runs the worker program it is given. Every object it
+// makes is printed (`created ...`, as in the scenario), every object it lets
+// go for the collector is printed (`dropped ...`); the parent matches them
+// against the teardown trace. Whatever the program does, each call must
+// behave as documented — a live object works, a released one or one of a
+// finalized module throws a ReleasedError and its arrays are detached — or
+// the child stops with `FUZZ-ASSERT`.
+import { isMainThread, Worker, workerData } from 'node:worker_threads';
+import { Teardown } from '@peclet/core';
+import { program, workerProgram } from './program.mjs';
+
+const seed = isMainThread ? Number(process.argv[2]) : workerData.seed;
+const env = isMainThread ? 'main' : 'worker';
+const plan = isMainThread ? program(seed) : workerProgram(seed, workerData.mode);
+
+function check(ok, message) {
+  if (!ok) {
+    // Not an Error subclass a program would catch: the run must stop here.
+    console.log(`FUZZ-ASSERT ${env} seed ${seed}: ${message}`);
+    process.exit(70);
+  }
+}
+
+const api = {};
+for (const name of plan.modules) {
+  if (name === 'alpha') {
+    const { load } = await import('../../../packages/core/test/fixtures/addons.mjs');
+    const { native, mod } = load('alpha');
+    api.alpha = { native, finalize: () => mod.finalize() };
+  } else if (name === 'voro') api.voro = await import('@peclet/voro');
+  else api.dem = await import('@peclet/dem');
+}
+
+function points(n, salt) {
+  const out = new Float64Array(3 * n);
+  let s = (seed ^ Math.imul(salt + 1, 0x9e3779b1)) >>> 0;
+  for (let i = 0; i < out.length; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 4294967296;
+  }
+  return out;
+}
+const box = { min: [0, 0, 0], max: [1, 1, 1] };
+
+/** One native object of a module, with what the program knows of it. */
+function make(module, size, salt) {
+  let object;
+  let array;
+  let length;
+  if (module === 'alpha') {
+    if (size === 1) {
+      object = new api.alpha.native.Particle(salt);
+    } else {
+      length = 500 * size;
+      object = new api.alpha.native.Field(length);
+      array = () => object.values;
+    }
+  } else if (module === 'voro') {
+    length = 20 * size;
+    object = api.voro.tessellate(points(length, salt), { box, periodic: size % 2 === 0 });
+    array = () => object.volumes;
+  } else {
+    object = new api.dem.Simulation({
+      box: { min: [0, 0, 0], max: [1, 1, 1] },
+      gravity: [0, 0, -1],
+      contact: { model: 'linear', stiffness: 1e4, restitution: 0.5, friction: 0.5 },
+    });
+    const positions = [];
+    for (let i = 0; i < size; i++) positions.push(0.15 + 0.2 * i, 0.5, 0.5);
+    object.addSpheres({ positions, radii: new Array(size).fill(0.05), density: 1000 });
+    length = 3 * size;
+    array = () => object.positions;
+  }
+  const name = module === 'dem' ? 'Simulation' : object.constructor.name;
+  console.log(`created ${module} ${name}#${object.id} ${env} native`);
+  return { module, object, label: `${name}#${object.id}`, array, length, released: false };
+}
+
+const finalized = new Set();
+const stale = (entry) => entry.released || finalized.has(entry.module);
+// Modules with work left in flight. A module runs one parallel loop at a
+// time, so a sync call there would wait for that work: the program makes
+// none on such a module (which is decided by the program, not by timing).
+const computing = new Set();
+const idle = (module) => !computing.has(module);
+
+function isReleasedError(error) {
+  return error instanceof TypeError && error.name === 'ReleasedError';
+}
+
+function expectReleasedError(fn, what) {
+  try {
+    fn();
+  } catch (error) {
+    check(isReleasedError(error), `${what}: expected ReleasedError, got ${error?.name}: ${error?.message}`);
+    return;
+  }
+  check(false, `${what}: no error on a released object`);
+}
+
+/** A call on the object that must work when live and throw ReleasedError when not. */
+function use(entry) {
+  const { module, object } = entry;
+  const call = () => {
+    if (module === 'alpha' && entry.array === undefined) return object.mass();
+    if (module === 'alpha') {
+      object.fill(1, 0);
+      return object.sum() === entry.length;
+    }
+    if (module === 'voro') {
+      const total = object.volumes.reduce((a, b) => a + b, 0);
+      return Math.abs(total - 1) < 1e-6 && object.cell(0).vertices.length > 0;
+    }
+    return object.step(3).steps === 3 && object.positions.length === entry.length;
+  };
+  if (stale(entry)) expectReleasedError(call, `${entry.label} use`);
+  else check(call() !== false, `${entry.label}: wrong result from a live object`);
+}
+
+const slots = [];
+const arrays = [];
+const kept = [];
+const pending = [];
+let salt = 0;
+
+const settle = (promise, entry, expectAbort) =>
+  promise.then(
+    (made) => {
+      if (entry.module === 'voro') {
+        console.log(`created voro Tessellation#${made.id} ${env} native`);
+        kept.push(made);
+      }
+      return 'done';
+    },
+    (error) => {
+      const ok =
+        error?.name === 'AbortError' ||
+        error?.code === 'PECLET_CANCELLED' ||
+        isReleasedError(error) ||
+        // dem refuses a second run on a Simulation that is computing.
+        (entry.module === 'dem' && error instanceof TypeError && /is running/.test(error.message));
+      check(ok, `${entry.label} async: unexpected ${error?.name}: ${error?.message}`);
+      if (!expectAbort) check(error?.name !== 'AbortError', `${entry.label}: aborted without an abort`);
+      return 'stopped';
+    },
+  );
+
+function startWork(entry, { long, signal }) {
+  const { module, object } = entry;
+  if (module === 'alpha') {
+    if (entry.array === undefined) return Promise.resolve();
+    const handle = object.relaxAsync(long ? 1_000_000 : 3);
+    signal?.addEventListener('abort', () => handle.cancel(), { once: true });
+    return handle.promise;
+  }
+  if (module === 'voro') return api.voro.tessellateAsync(points(long ? 100_000 : 100, salt++), { box, signal });
+  return object.run({ steps: long ? 1e9 : 10, signal });
+}
+
+async function asyncOp(entry, kind, delay) {
+  // A stale object's async work is refused: ReleasedError, thrown or as a rejection.
+  const long = kind === 'abort' || kind === 'leave-long';
+  const controller = kind === 'abort' ? new AbortController() : undefined;
+  let promise;
+  try {
+    promise = startWork(entry, { long, signal: controller?.signal });
+  } catch (error) {
+    check(stale(entry) && isReleasedError(error), `${entry.label} async start: ${error?.name}: ${error?.message}`);
+    return;
+  }
+  const done = settle(promise, entry, kind === 'abort');
+  if (kind === 'await') await done;
+  else if (kind === 'abort') {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    controller.abort();
+    await done;
+  } else {
+    computing.add(entry.module);
+    pending.push(done);
+  }
+}
+
+function usingBlock(module, size, teardown) {
+  if (finalized.has(module)) {
+    expectReleasedError(() => make(module, size, salt++), `create ${module} after finalize`);
+    return;
+  }
+  // `using x = ...` as Node 20 can run it: try/finally with Symbol.dispose.
+  const entry = make(module, size, salt++);
+  // The kernel's test addon has no Symbol.dispose of its own: a Teardown scopes it.
+  const scope = teardown || !(Symbol.dispose in entry.object) ? new Teardown() : undefined;
+  scope?.push({ label: entry.label, release: () => entry.object.release() });
+  try {
+    use(entry);
+  } finally {
+    if (scope) scope[Symbol.dispose]();
+    else entry.object[Symbol.dispose]();
+    entry.released = true;
+  }
+  check(entry.object.released === true, `${entry.label}: not released after its using block`);
+  use(entry);
+}
+
+function startWorker(op) {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { seed: op.seed, mode: op.mode } });
+  const exited = new Promise((resolve) => worker.on('exit', resolve));
+  worker.on('error', (error) => check(false, `worker ${op.seed}: ${error?.message}`));
+  return { worker, exited };
+}
+
+const workers = [];
+
+async function runOp(op) {
+  switch (op.op) {
+    case 'create':
+      if (!idle(op.module)) slots.push(undefined);
+      else if (finalized.has(op.module)) {
+        expectReleasedError(() => make(op.module, op.size, salt++), `create ${op.module} after finalize`);
+        slots.push(undefined);
+      } else slots.push(make(op.module, op.size, salt++));
+      return;
+    case 'use': {
+      const entry = slots[op.slot];
+      if (entry && idle(entry.module)) use(entry);
+      return;
+    }
+    case 'array': {
+      const entry = slots[op.slot];
+      if (!entry?.array || !idle(entry.module)) return;
+      if (stale(entry)) {
+        // The getter of a released object throws; an array taken before is detached.
+        expectReleasedError(entry.array, `${entry.label} array`);
+      } else {
+        const view = entry.array();
+        check(view.length === entry.length, `${entry.label}: array of length ${view.length}, not ${entry.length}`);
+        arrays.push({ entry, view });
+      }
+      return;
+    }
+    case 'release': {
+      const entry = slots[op.slot];
+      if (!entry) return;
+      entry.object.release();
+      if (op.twice) entry.object.release();
+      entry.released = true;
+      check(entry.object.released === true, `${entry.label}: released is false after release()`);
+      return;
+    }
+    case 'using':
+      if (idle(op.module)) usingBlock(op.module, op.size, op.teardown);
+      return;
+    case 'async': {
+      const entry = slots[op.slot];
+      if (!entry) return;
+      // Work queues behind work in flight: behind that, only more work left in flight.
+      const kind = idle(entry.module) || op.kind === 'leave-long' ? op.kind : 'leave-short';
+      await asyncOp(entry, kind, op.delay);
+      return;
+    }
+    case 'drop': {
+      const entry = slots[op.slot];
+      if (!entry) return;
+      console.log(`dropped ${entry.module} ${entry.label} ${env}`);
+      slots[op.slot] = undefined;
+      for (let i = arrays.length - 1; i >= 0; i--) if (arrays[i].entry === entry) arrays.splice(i, 1);
+      return;
+    }
+    case 'gc':
+      globalThis.gc?.();
+      await new Promise((resolve) => setImmediate(resolve));
+      return;
+    case 'sleep':
+      await new Promise((resolve) => setTimeout(resolve, op.ms));
+      return;
+    case 'finalize':
+      api[op.module].finalize();
+      api[op.module].finalize();
+      finalized.add(op.module);
+      computing.delete(op.module);
+      return;
+    case 'worker': {
+      const started = startWorker(op);
+      if (op.mode === 'await') {
+        const code = await started.exited;
+        const expected = workerProgram(op.seed, op.mode).status;
+        check(code === expected, `worker ${op.seed} exited ${code}, expected ${expected}`);
+      } else if (op.mode === 'terminate') {
+        await new Promise((resolve) => setTimeout(resolve, op.delay));
+        await started.worker.terminate();
+      } else workers.push(started);
+      return;
+    }
+    default:
+      throw new Error(`unknown op ${op.op}`);
+  }
+}
+
+for (const op of plan.ops) await runOp(op);
+
+// Arrays of released objects and finalized modules are detached, never dangling.
+for (const { entry, view } of arrays) {
+  if (stale(entry)) check(view.length === 0, `${entry.label}: stale array of length ${view.length}`);
+}
+for (const entry of slots) if (entry && idle(entry.module)) use(entry);
+globalThis.keep = { slots, arrays, kept };
+
+switch (plan.end.how) {
+  case 'natural':
+    await Promise.all(pending);
+    break;
+  case 'exitCode':
+    await Promise.all(pending);
+    process.exitCode = plan.end.code;
+    break;
+  case 'exit':
+    process.exit(plan.end.code);
+    break;
+  case 'uncaught':
+    setTimeout(() => {
+      throw new Error(`uncaught on purpose (seed ${seed})`);
+    }, 0);
+    break;
+  case 'rejection':
+    Promise.reject(new Error(`rejected on purpose (seed ${seed})`));
+    break;
+  case 'terminated':
+    // Computes until main terminates it.
+    setInterval(() => {}, 1000);
+    break;
+}

@@ -1,0 +1,252 @@
+// The native modules a scenario can load, behind one shape:
+//
+//   const m = await loadModule('voro');
+//   m.populate({ env, jsObjects })  objects + zero-copy arrays, kept by the caller
+//   m.work(state, { long, signal, env }) async native work: a promise that settles
+//   m.works(state)                  proves the module still computes (a boolean or a promise of one)
+//   m.finalize()                    the package's finalize()
+//   m.stale(state)                  uses a finalized module's object; returns the error's name
+//
+// Every object made is printed as `created <module> <Class>#<id> <env> <native|js>`,
+// which the matrix matches against the teardown trace.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Releasable } from '@peclet/core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const coreTest = join(here, '..', '..', '..', 'packages', 'core', 'test');
+
+/** A small seeded generator (mulberry32): the same points on every runtime. */
+export function random(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function randomPoints(n, seed) {
+  const next = random(seed);
+  const points = new Float64Array(3 * n);
+  for (let i = 0; i < points.length; i++) points[i] = next();
+  return points;
+}
+
+const created = (module, object, env, kind) => console.log(`created ${module} ${object} ${env} ${kind}`);
+
+/** A TypeScript-side releasable in a module's registry: both halves must release before finalize. */
+class Scratch extends Releasable {
+  #data = new Float64Array(64);
+  get length() {
+    this.assertLive();
+    return this.#data.length;
+  }
+  releaseResources() {
+    this.#data = new Float64Array(0);
+  }
+}
+
+const withAbort = (handle, signal) => {
+  signal?.addEventListener('abort', () => handle.cancel(), { once: true });
+  return handle.promise;
+};
+
+// The kernel's test addon, under either of its two module names.
+async function coreTestAddon(name) {
+  const { load } = await import(join(coreTest, 'fixtures', 'addons.mjs'));
+  const { native, mod } = load(name);
+  return {
+    name,
+    populate({ env, jsObjects }) {
+      const field = new native.Field(100_000);
+      const values = field.values;
+      const particles = [new native.Particle(1), new native.Particle(2)];
+      for (const o of [field, ...particles]) created(name, `${o.constructor.name}#${o.id}`, env, 'native');
+      let scratch;
+      if (jsObjects) {
+        scratch = new Scratch(mod.registry);
+        created(name, `Scratch#${scratch.id}`, env, 'js');
+      }
+      return { field, values, particles, scratch };
+    },
+    work(state, { long, signal }) {
+      return withAbort(state.field.relaxAsync(long ? 1_000_000 : 5), signal);
+    },
+    works() {
+      const field = new native.Field(1000);
+      const ok = field.sum() === 499_500 && field.values.length === 1000;
+      field.release();
+      return ok;
+    },
+    finalize: () => mod.finalize(),
+    stale(state) {
+      return { detached: state.values.length === 0, error: errorName(() => state.field.sum()) };
+    },
+  };
+}
+
+async function voro() {
+  const { tessellate, tessellateAsync, finalize } = await import('@peclet/voro');
+  const box = { min: [0, 0, 0], max: [1, 1, 1] };
+  return {
+    name: 'voro',
+    populate({ env }) {
+      const tessellation = tessellate(randomPoints(2000, 3), { box, periodic: true });
+      created('voro', `Tessellation#${tessellation.id}`, env, 'native');
+      return { tessellation, volumes: tessellation.volumes, neighbors: tessellation.neighbors };
+    },
+    work(_state, { long, signal, env }) {
+      return tessellateAsync(randomPoints(long ? 1_000_000 : 500, 5), { box, signal }).then((t) => {
+        created('voro', `Tessellation#${t.id}`, env, 'native');
+        return t;
+      });
+    },
+    works() {
+      const t = tessellate(randomPoints(100, 9), { box });
+      const ok = t.volumes.length === 100;
+      t.release();
+      return ok;
+    },
+    finalize,
+    stale(state) {
+      return { detached: state.volumes.length === 0, error: errorName(() => state.tessellation.volumes) };
+    },
+  };
+}
+
+async function dem() {
+  const { Simulation, finalize } = await import('@peclet/dem');
+  return {
+    name: 'dem',
+    populate({ env }) {
+      const simulation = new Simulation({
+        box: { min: [0, 0, 0], max: [8, 8, 40] },
+        periodic: [true, true, false],
+        gravity: [0, 0, -1],
+        timestep: 9e-4,
+        contact: { model: 'linear', stiffness: 1e4, restitution: 0.2, friction: 0.5 },
+      });
+      simulation.deposit({ count: 300, radius: 0.5, density: 1, seed: 1, maxSteps: 10 });
+      created('dem', `Simulation#${simulation.id}`, env, 'native');
+      return { simulation, positions: simulation.positions, radii: simulation.radii };
+    },
+    work(state, { long, signal }) {
+      return state.simulation.run({ steps: long ? 1e9 : 20, signal });
+    },
+    works() {
+      const simulation = new Simulation({
+        box: { min: [0, 0, 0], max: [1, 1, 1] },
+        gravity: [0, 0, -1],
+        contact: { model: 'linear', stiffness: 1e4, restitution: 0.5, friction: 0.5 },
+      });
+      simulation.addSpheres({ positions: [0.25, 0.5, 0.5, 0.75, 0.5, 0.5], radii: [0.1, 0.1], density: 1000 });
+      const ok = simulation.step(5).steps === 5;
+      simulation.release();
+      return ok;
+    },
+    finalize,
+    stale(state) {
+      return { detached: state.positions.length === 0, error: errorName(() => state.simulation.step(1)) };
+    },
+  };
+}
+
+/**
+ * dem computing on WebGPU: needs `requestGpu` from `@peclet/core/gpu` and
+ * dem's `executionSpace: 'webgpu'`. Returns why it cannot run, or null.
+ */
+export async function demWebgpuUnavailable() {
+  let gpu;
+  try {
+    gpu = await import('@peclet/core/gpu');
+  } catch (error) {
+    return `@peclet/core/gpu does not load: ${error.message}`;
+  }
+  if (typeof gpu.requestGpu !== 'function') return '@peclet/core/gpu does not export requestGpu';
+  const { Simulation } = await import('@peclet/dem');
+  try {
+    const simulation = new Simulation({
+      box: { min: [0, 0, 0], max: [1, 1, 1] },
+      executionSpace: 'webgpu',
+      contact: { model: 'linear', stiffness: 1e4 },
+    });
+    const space = simulation.executionSpace;
+    simulation.release();
+    if (space !== 'webgpu') return `dem ignores executionSpace: 'webgpu' (got ${String(space)})`;
+  } catch (error) {
+    return `dem refuses executionSpace: 'webgpu': ${error.message}`;
+  }
+  return null;
+}
+
+// On 'webgpu' dem steps only asynchronously and its arrays are copies.
+async function demWebgpu() {
+  const reason = await demWebgpuUnavailable();
+  if (reason !== null) throw new Error(`module dem-webgpu is unavailable: ${reason}`);
+  const { Simulation, finalize } = await import('@peclet/dem');
+  const make = (box, positions, radius, timestep) => {
+    const simulation = new Simulation({
+      box,
+      periodic: [true, true, false],
+      gravity: [0, 0, -1],
+      timestep,
+      executionSpace: 'webgpu',
+      contact: { model: 'linear', stiffness: 1e4, restitution: 0.2, friction: 0.5 },
+    });
+    simulation.addSpheres({ positions, radii: new Array(positions.length / 3).fill(radius), density: 1 });
+    return simulation;
+  };
+  return {
+    name: 'dem',
+    populate({ env }) {
+      const lattice = [];
+      for (let i = 0; i < 4; i++)
+        for (let j = 0; j < 4; j++) for (let k = 0; k < 8; k++) lattice.push(1 + 2 * i, 1 + 2 * j, 1 + 2 * k);
+      const simulation = make({ min: [0, 0, 0], max: [8, 8, 40] }, lattice, 0.5, 9e-4);
+      created('dem', `Simulation#${simulation.id}`, env, 'native');
+      return { simulation, positions: simulation.positions, radii: simulation.radii };
+    },
+    work(state, { long, signal }) {
+      return state.simulation.run({ steps: long ? 1e9 : 20, signal });
+    },
+    async works() {
+      const simulation = make({ min: [0, 0, 0], max: [1, 1, 1] }, [0.25, 0.5, 0.5, 0.75, 0.5, 0.5], 0.1);
+      const report = await simulation.run({ steps: 5 });
+      simulation.release();
+      return report.steps === 5;
+    },
+    finalize,
+    stale(state) {
+      // Arrays on 'webgpu' are copies: nothing to detach.
+      return { detached: true, error: errorName(() => state.simulation.executionSpace) };
+    },
+  };
+}
+
+function errorName(fn) {
+  try {
+    fn();
+    return 'no error';
+  } catch (error) {
+    return error.name;
+  }
+}
+
+const loaders = {
+  alpha: () => coreTestAddon('alpha'),
+  beta: () => coreTestAddon('beta'),
+  voro,
+  dem,
+  'dem-webgpu': demWebgpu,
+};
+
+export const moduleNames = Object.keys(loaders);
+
+export async function loadModule(name) {
+  const loader = loaders[name];
+  if (loader === undefined) throw new Error(`unknown module ${name} (one of ${moduleNames})`);
+  return loader();
+}

@@ -1,0 +1,202 @@
+// The exit matrix: every path of the exit contract (rows) on every runtime
+// (columns) — Node 20 (the machine's), Node 22/24/26, Bun and Deno from the
+// npm registry, and Node 20 with every addon built under ASan + UBSan — each
+// run a real child process loading the kernel's test addon, voro and dem
+// with objects, zero-copy arrays and async native work at script scope.
+// Then module subsets on Node 20, and valgrind memcheck on a few paths.
+// A full run rewrites RESULTS.md.
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { describeEnd, problems, run, transcript } from '../lib/check.mjs';
+import { expectation, pathDescriptions, permutations, traceName } from '../lib/paths.mjs';
+import { inParallel, parallelism } from '../lib/pool.mjs';
+import { renderResults } from '../lib/results.mjs';
+import {
+  commandLine,
+  installRuntime,
+  packageRoot,
+  runtimeEnv,
+  runtimes,
+  runtimeVersion,
+  selectedRuntimes,
+} from '../lib/runtimes.mjs';
+import { buildSanitizedAddons, sanitizerEnv } from '../lib/sanitize.mjs';
+import { valgrindArgs, valgrindFindings } from '../lib/valgrind.mjs';
+
+const scenario = join(packageRoot, 'scenario', 'scenario.mjs');
+const modules = ['alpha', 'voro', 'dem'];
+const off = (name) => process.env[name] === '0';
+const runtimeIds = selectedRuntimes();
+const sanitize = !off('PECLET_MATRIX_SANITIZE');
+const valgrind = !off('PECLET_MATRIX_VALGRIND');
+const full = !process.env.PECLET_MATRIX_RUNTIMES && sanitize && valgrind;
+
+const rows = [...Object.keys(pathDescriptions), ...permutations(modules).map((o) => `finalize:${o}`)];
+const columns = [...runtimeIds, ...(sanitize ? ['node20-asan'] : [])];
+
+// Module subsets on Node 20: each package alone and in pairs, on the paths
+// where modules interact most (both builds of the test addon are independent modules).
+const subsetPaths = ['exit', 'uncaught', 'handle-signals-sigterm', 'worker-terminate', 'main-exit-while-worker'];
+const subsets = ['alpha', 'voro', 'dem', 'alpha,beta', 'voro,dem'];
+const subsetFinalize = ['alpha,beta', 'voro,dem'];
+
+// valgrind is slow (about 15 s a run): a few paths that cover every kind of end.
+const valgrindPaths = ['natural', 'exit', 'worker-terminate', 'finalize:dem,voro,alpha'];
+
+const timeoutMs = { plain: 20_000, asan: 90_000, valgrind: 300_000 };
+
+/** Cells to run: { key, column, row, modules, variants (module subsets, all must pass), table } */
+const cells = [];
+// Where a worker races the process's end, each module alone too: one module
+// tears down faster than three, which changes who wins the race.
+const racy = new Set(['worker-terminate', 'main-exit-while-worker']);
+for (const column of columns) {
+  for (const row of rows) {
+    const variants = racy.has(row) ? [modules, ...modules.map((m) => [m])] : [modules];
+    cells.push({ key: `${column} | ${row}`, column, row, modules, variants, table: 'main' });
+  }
+}
+if (runtimeIds.includes('node20')) {
+  for (const subset of subsets) {
+    for (const row of subsetPaths) {
+      cells.push({
+        key: `node20 | ${subset} | ${row}`,
+        column: 'node20',
+        row,
+        modules: subset.split(','),
+        table: 'subsets',
+      });
+    }
+  }
+  for (const subset of subsetFinalize) {
+    for (const order of permutations(subset.split(','))) {
+      const row = `finalize:${order}`;
+      cells.push({
+        key: `node20 | ${subset} | ${row}`,
+        column: 'node20',
+        row,
+        modules: subset.split(','),
+        table: 'subsets',
+      });
+    }
+  }
+}
+// dem on WebGPU joins the subsets once @peclet/core/gpu and dem's
+// executionSpace 'webgpu' exist (scenario/modules.mjs, demWebgpuUnavailable).
+const probe = await run(process.execPath, [join(packageRoot, 'scenario', 'webgpu-probe.mjs')], { cwd: packageRoot });
+const webgpu = probe.stdout.trim() || `probe failed: ${describeEnd(probe)}\n${probe.stderr}`;
+// Main-thread paths only: in a worker thread no WebGPU adapter is found on
+// the test machine (dem rejects with PECLET_NO_GPU there).
+const webgpuPaths = ['natural', 'exit-code', 'exit', 'async-exit', 'uncaught', 'rejection', 'sigint-handler'];
+if (webgpu === 'available' && runtimeIds.includes('node20')) {
+  for (const row of [...webgpuPaths, 'handle-signals-sigterm', 'sigterm-no-handler']) {
+    cells.push({
+      key: `node20 | dem-webgpu | ${row}`,
+      column: 'node20',
+      row,
+      modules: ['dem-webgpu'],
+      table: 'subsets',
+    });
+  }
+}
+if (valgrind) {
+  for (const row of valgrindPaths)
+    cells.push({ key: `valgrind | ${row}`, column: 'valgrind', row, modules, table: 'valgrind' });
+}
+
+const results = new Map();
+const versions = {};
+
+/** A cell passes when every variant (module subset) of it passes; the first failing one is kept. */
+async function runCell(cell, bins, addonDir) {
+  let last;
+  for (const variant of cell.variants ?? [cell.modules]) {
+    last = await runVariant({ ...cell, modules: variant }, bins, addonDir);
+    last.cell = cell;
+    if (last.problems.length > 0) {
+      last.problems.unshift(`with modules ${variant.join(',')}:`);
+      return last;
+    }
+  }
+  return last;
+}
+
+async function runVariant(cell, bins, addonDir) {
+  const runtimeId = cell.column === 'node20-asan' || cell.column === 'valgrind' ? 'node20' : cell.column;
+  const kind = runtimes[runtimeId].kind;
+  const subset = cell.modules.join(',');
+  let [command, args] = commandLine(runtimeId, bins[runtimeId], scenario);
+  args = [...args, cell.row, subset];
+  let env = runtimeEnv(runtimeId);
+  let limit = timeoutMs.plain;
+  if (cell.column === 'node20-asan') {
+    env = { ...env, ...sanitizerEnv(addonDir) };
+    limit = timeoutMs.asan;
+  }
+  if (cell.column === 'valgrind') {
+    args = [...valgrindArgs, command, ...args];
+    command = 'valgrind';
+    limit = timeoutMs.valgrind;
+  }
+  const traced = cell.modules.map(traceName);
+  const expected = expectation(kind, cell.row, traced);
+  const result = await run(command, args, { env, timeoutMs: limit, cwd: packageRoot });
+  const found = problems(result, expected, traced);
+  if (cell.column === 'valgrind') {
+    const { errors, ours } = valgrindFindings(result.stderr);
+    if (errors !== 0) found.push(`valgrind: ${errors ?? 'no'} error summary`);
+    for (const block of ours) found.push(`valgrind error in our addons:\n${block}`);
+  }
+  return { cell, expected, result, problems: found, end: describeEnd(result) };
+}
+
+describe('exit matrix', () => {
+  before(async () => {
+    const bins = {};
+    for (const id of new Set([...runtimeIds, ...(sanitize || valgrind ? ['node20'] : [])])) {
+      bins[id] = installRuntime(id);
+      versions[id] = runtimeVersion(bins[id]);
+    }
+    const addonDir = sanitize ? await buildSanitizedAddons() : undefined;
+    // valgrind runs are long and mostly waiting on one core: start them first.
+    const ordered = [...cells].sort((a, b) => (b.column === 'valgrind') - (a.column === 'valgrind'));
+    const done = await inParallel(
+      ordered.map((cell) => () => runCell(cell, bins, addonDir)),
+      parallelism(),
+    );
+    for (const r of done) results.set(r.cell.key, r);
+  });
+
+  for (const cell of cells) {
+    it(cell.key, () => {
+      const r = results.get(cell.key);
+      assert.ok(r, 'not run');
+      assert.deepEqual(r.problems, [], `${cell.key}\n${transcript(r.result)}`);
+    });
+  }
+
+  it('dem on WebGPU (subset dem-webgpu) when it exists', () => {
+    assert.match(webgpu, /^(available|unavailable: .+)$/);
+    if (webgpu === 'available' && runtimeIds.includes('node20')) {
+      assert.ok(cells.some((c) => c.modules.includes('dem-webgpu')));
+    }
+  });
+
+  after(() => {
+    if (!full || results.size !== cells.length) return;
+    const text = renderResults({
+      rows,
+      columns,
+      cells,
+      results,
+      versions,
+      labels: Object.fromEntries(Object.entries(runtimes).map(([id, rt]) => [id, rt.label])),
+      webgpu,
+      subsetPaths,
+    });
+    writeFileSync(join(packageRoot, 'RESULTS.md'), text);
+  });
+});

@@ -1,3 +1,0 @@
-import test from 'node:test';
-
-test('placeholder', () => {});
