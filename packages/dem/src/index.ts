@@ -15,6 +15,11 @@
  *
  * @packageDocumentation
  */
+import { ReleasedError } from '@peclet/core';
+import type { GpuOptions } from '@peclet/core/gpu';
+import { lawConstants } from './gpu/contact-law.js';
+import { type GpuDeviceHandle, sharedDevice } from './gpu/device.js';
+import { DEFAULT_CONTACT_CAPACITY, GpuPath } from './gpu/path.js';
 import { demModule, type NativeAdvance, type NativeSimulation, native } from './native.js';
 
 export { ReleasedError } from '@peclet/core';
@@ -83,6 +88,19 @@ export interface SimulationOptions {
    * `throw`: the same, then `step`/`run` throw a RangeError naming `positions` and the sphere.
    */
   readonly escape?: 'clamp' | 'throw';
+  /**
+   * Where the simulation steps: `host` (default, the CPU kernel on the module's thread pool,
+   * f64) or `webgpu` (WGSL compute shaders, f32, through `@peclet/core/gpu`). On `webgpu`,
+   * stepping is asynchronous (`run`, `depositAsync`) and the arrays are copies of the state read
+   * back after each batch of steps; see the README's *WebGPU* section.
+   */
+  readonly executionSpace?: 'host' | 'webgpu';
+  /**
+   * `webgpu` only: tangential-history slots per sphere (sphere and wall contacts it can hold at
+   * once with friction on; default 16). More contacts than this make `run`/`depositAsync` reject
+   * with a RangeError naming `contactCapacity`.
+   */
+  readonly contactCapacity?: number;
 }
 
 /** Spheres for {@link Simulation.addSpheres}. Arrays are copied. */
@@ -362,6 +380,9 @@ function checkSignal(signal: unknown): AbortSignal | undefined {
  * read-only views of native memory in the order spheres were added: they are refreshed in place
  * at the end of every step, detached (length 0) when spheres are added (read them again) and
  * when the simulation is released or its module finalized. Writing to them changes nothing.
+ * With `executionSpace: 'webgpu'` the same model runs in compute shaders: stepping is
+ * asynchronous (`run`, `depositAsync`) and the arrays are copies of the state read back after the
+ * last batch of steps (see the README's *WebGPU* section).
  *
  * @example
  * ```ts
@@ -377,33 +398,150 @@ function checkSignal(signal: unknown): AbortSignal | undefined {
  * ```
  */
 export class Simulation implements Disposable {
-  readonly #native: NativeSimulation;
+  // On `webgpu` the native simulation holds the sphere set (validation, time step, insertion)
+  // and is rebuilt from the device state when a measurement needs the current geometry.
+  #native: NativeSimulation;
+  readonly #normalized: Record<string, unknown>;
   readonly #escape: 'clamp' | 'throw';
+  readonly #id: number;
+  readonly #gpu: GpuPath | undefined;
+  #nativeVersion = 0;
+  #releasedByCall = false;
   #running = false;
 
   /** Throws TypeError/RangeError naming the option at fault (e.g. `contact.restitution`). */
   constructor(options: SimulationOptions) {
-    this.#native = new native.Simulation(normalizeOptions(options));
+    const normalized = normalizeOptions(options);
+    const space = options.executionSpace ?? 'host';
+    if (space !== 'host' && space !== 'webgpu') {
+      fail('type', 'executionSpace', `must be 'host' or 'webgpu', got ${String(space)}`);
+    }
+    const capacity = integer(options.contactCapacity, 'contactCapacity', 1, DEFAULT_CONTACT_CAPACITY);
+    this.#native = new native.Simulation(normalized);
+    this.#normalized = normalized;
+    this.#id = this.#native.id;
     this.#escape = options.escape ?? 'clamp';
+    if (space === 'webgpu') {
+      this.#gpu = new GpuPath({
+        module: demModule,
+        boxMin: normalized.boxMin as number[],
+        boxMax: normalized.boxMax as number[],
+        periodic: normalized.periodic as boolean[],
+        walls: normalized.walls as boolean[],
+        gravity: normalized.gravity as number[],
+        law: lawConstants(normalized),
+        rotation: normalized.rotation as boolean,
+        contactCapacity: capacity,
+      });
+    }
   }
 
   /** Id in the module (`Simulation#<id>` in errors and the trace). */
   get id(): number {
-    return this.#native.id;
+    return this.#id;
   }
   get released(): boolean {
-    return this.#native.released;
+    return this.#releasedByCall || this.#native.released;
   }
   /** Frees the native state (stopping a run in flight); idempotent. Afterwards members throw ReleasedError. */
   release(): void {
+    this.#releasedByCall = true;
+    this.#gpu?.release();
     this.#native.release();
   }
   [Symbol.dispose](): void {
     this.release();
   }
 
+  /** `host` (CPU kernel, f64, zero-copy arrays) or `webgpu` (device kernels, f32, copied arrays). */
+  get executionSpace(): 'host' | 'webgpu' {
+    this.#live();
+    return this.#gpu === undefined ? 'host' : 'webgpu';
+  }
+
+  // The GPU path's own members check liveness here; the CPU path's native calls do it themselves.
+  #live(): void {
+    if (!this.released) return;
+    const by = this.#releasedByCall ? 'release()' : 'finalize()';
+    throw new ReleasedError(`Simulation#${this.#id} of module dem was released by ${by}`, {
+      module: 'dem',
+      className: 'Simulation',
+      releasedBy: by,
+    });
+  }
+
   #idle(what: string): void {
+    this.#live();
     if (this.#running) fail('type', what, `Simulation#${this.id} is running (await run() or abort it first)`);
+  }
+
+  #asyncOnly(what: string, instead: string): void {
+    fail(
+      'type',
+      what,
+      `Simulation#${this.id} runs on executionSpace 'webgpu', which steps asynchronously: use ${instead}`,
+    );
+  }
+
+  // The native simulation with the current sphere set at the device state of the host copy.
+  #current(): NativeSimulation {
+    const gpu = this.#gpu;
+    if (gpu === undefined || this.#nativeVersion === gpu.version) return this.#native;
+    const positions = gpu.positions();
+    const velocities = gpu.velocities();
+    const radii = gpu.radii();
+    const next = new native.Simulation(this.#normalized);
+    try {
+      for (const batch of gpu.batches) {
+        const a = batch.start;
+        const b = batch.start + batch.count;
+        next.addSpheres(
+          positions.subarray(3 * a, 3 * b),
+          radii.subarray(a, b),
+          batch.density,
+          velocities.subarray(3 * a, 3 * b),
+        );
+      }
+    } catch (error) {
+      next.release();
+      throw error;
+    }
+    this.#native.release();
+    this.#native = next;
+    this.#nativeVersion = gpu.version;
+    return next;
+  }
+
+  /**
+   * Acquires the device (on `webgpu`), uploads spheres added since the last run and reads the
+   * device state back into the arrays the getters copy from. Resolves at once on `host`, whose
+   * arrays are always current. Rejects with code `PECLET_NO_WEBGPU` or `PECLET_NO_GPU` when
+   * WebGPU or an adapter is missing.
+   */
+  async sync(): Promise<void> {
+    this.#idle('sync');
+    const gpu = this.#gpu;
+    if (gpu === undefined) return;
+    this.#running = true;
+    try {
+      await gpu.refresh(this.#native.timestepReport.timestep);
+    } catch (error) {
+      throw this.#cancelled('sync', error);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  // A GPU call that failed or finished after release(), finalize() or the start of
+  // finalizeAsync() reports a cancellation.
+  #cancelled(what: string, error: unknown): unknown {
+    if (!this.released && !demModule.exiting) return error;
+    const why = this.#releasedByCall
+      ? 'cancelled'
+      : this.released
+        ? 'cancelled: module dem was finalized by finalize()'
+        : 'cancelled: module dem is finalizing (finalizeAsync())';
+    return Object.assign(new Error(`${what} ${why}`), { code: 'PECLET_CANCELLED' });
   }
 
   /**
@@ -419,7 +557,30 @@ export class Simulation implements Disposable {
     const radii = float64(batch.radii, 'radii');
     const velocities = batch.velocities === undefined ? undefined : float64(batch.velocities, 'velocities');
     if (typeof batch.density !== 'number') fail('type', 'density', 'must be a number (kg/m³)');
-    this.#native.addSpheres(positions, radii, batch.density, velocities);
+    const gpu = this.#gpu;
+    if (gpu === undefined) {
+      this.#native.addSpheres(positions, radii, batch.density, velocities);
+      return;
+    }
+    // The CPU kernel validates the batch and derives the time step; the device gets the spheres
+    // (wrapped on periodic axes) at the next asynchronous call.
+    gpu.checkCapacity(gpu.sphereCount + radii.length, 'radii');
+    const simulation = this.#current();
+    const before = simulation.sphereCount;
+    simulation.addSpheres(positions, radii, batch.density, velocities);
+    this.#appendFrom(simulation, before, batch.density);
+  }
+
+  #appendFrom(simulation: NativeSimulation, before: number, density: number): void {
+    const gpu = this.#gpu as GpuPath;
+    const after = simulation.sphereCount;
+    gpu.append(
+      simulation.positions.slice(3 * before, 3 * after),
+      simulation.velocities.slice(3 * before, 3 * after),
+      simulation.radii.slice(before, after),
+      density,
+    );
+    this.#nativeVersion = gpu.version;
   }
 
   #check(outcome: NativeAdvance, what: string): StepReport {
@@ -453,6 +614,7 @@ export class Simulation implements Disposable {
    */
   step(steps = 1): StepReport {
     this.#idle('step');
+    if (this.#gpu !== undefined) this.#asyncOnly('step', 'await run({ steps })');
     const n = integer(steps, 'steps', 0);
     return this.#check(this.#native.advance(n, -1, 0), 'step');
   }
@@ -468,6 +630,9 @@ export class Simulation implements Disposable {
   ): Promise<NativeAdvance> {
     signal?.throwIfAborted();
     this.#idle(what);
+    if (this.#gpu !== undefined) {
+      return this.#gpuSlices(this.#gpu, what, total, threshold, checkInterval, signal, onProgress, intervalMs);
+    }
     this.#running = true;
     let cancel: (() => void) | undefined;
     const onAbort = () => cancel?.();
@@ -514,6 +679,75 @@ export class Simulation implements Disposable {
     return { ...last, steps: done, clampedSpheres, firstClampedSphere };
   }
 
+  // The same on the device: each slice is one submission followed by a read-back of the state.
+  // A deposit's slices are one check interval each, so settling is judged at the same steps.
+  async #gpuSlices(
+    gpu: GpuPath,
+    what: string,
+    total: number,
+    threshold: number,
+    checkInterval: number,
+    signal: AbortSignal | undefined,
+    onProgress: ((p: Progress) => void) | undefined,
+    intervalMs: number,
+  ): Promise<NativeAdvance> {
+    this.#running = true;
+    let done = 0;
+    let clampedSpheres = 0;
+    let firstClampedSphere = -1;
+    let status: NativeAdvance['status'] = 'done';
+    let settled = false;
+    let kineticEnergyPerSphere = 0;
+    let slice = Math.max(1, Math.min(total, checkInterval > 0 ? checkInterval : 20));
+    try {
+      await gpu.prepare(this.#native.timestepReport.timestep);
+      let first = true;
+      while (done < total || first) {
+        first = false;
+        const n = Math.min(slice, total - done);
+        const started = performance.now();
+        const report = await gpu.advance(n);
+        if (this.released || demModule.exiting) throw this.#cancelled(what, undefined);
+        if (signal?.aborted) throw signal.reason;
+        done += n;
+        clampedSpheres += report.clampedSpheres;
+        if (firstClampedSphere < 0) firstClampedSphere = report.firstClampedSphere;
+        if (report.overflowSphere >= 0) {
+          fail(
+            'range',
+            'contactCapacity',
+            `${what}: sphere ${report.overflowSphere} had ${report.overflowContacts} contacts at once, more than its ` +
+              `${gpu.contactCapacity} tangential-history slots (the springs of the extra contacts restarted from zero ` +
+              'in those steps); create the simulation with a larger contactCapacity',
+            report.overflowSphere,
+          );
+        }
+        const count = gpu.sphereCount;
+        kineticEnergyPerSphere = count > 0 ? gpu.translationalKineticEnergy() / count : 0;
+        if (report.nonFinite) {
+          status = 'diverged';
+          break;
+        }
+        onProgress?.({ steps: done, totalSteps: total, time: gpu.time, kineticEnergyPerSphere });
+        if (threshold >= 0 && checkInterval > 0 && kineticEnergyPerSphere < threshold) {
+          settled = true;
+          break;
+        }
+        if (n === 0) break;
+        if (checkInterval > 0) continue;
+        const perStep = (performance.now() - started) / Math.max(1, n);
+        const next = Math.max(1, Math.round(intervalMs / Math.max(perStep, 1e-6)));
+        slice = Math.min(next, 4 * slice);
+      }
+    } catch (error) {
+      if (signal?.aborted && !this.released) throw signal.reason;
+      throw this.#cancelled(what, error);
+    } finally {
+      this.#running = false;
+    }
+    return { status, steps: done, clampedSpheres, firstClampedSphere, settled, kineticEnergyPerSphere };
+  }
+
   /**
    * Advances `steps` time steps off the JS thread, on the module's thread pool. The run goes in
    * slices of about `progressInterval` ms; `onProgress` is called on the JS thread after each,
@@ -540,6 +774,7 @@ export class Simulation implements Disposable {
    */
   deposit(options: DepositOptions): DepositReport {
     this.#idle('deposit');
+    if (this.#gpu !== undefined) this.#asyncOnly('deposit', 'await depositAsync(options)');
     const normalized = normalizeDeposit(options);
     const result = renameRadius(options.radius, () => this.#native.deposit(normalized));
     return {
@@ -561,7 +796,12 @@ export class Simulation implements Disposable {
     const normalized = normalizeDeposit(options);
     const signal = checkSignal(options.signal);
     signal?.throwIfAborted();
-    const inserted = renameRadius(options.radius, () => this.#native.deposit({ ...normalized, maxSteps: 0 }));
+    // On webgpu the insertion runs in the CPU kernel against the current bed, exactly as on host.
+    this.#gpu?.checkCapacity(this.#gpu.sphereCount + (normalized.count as number), 'count');
+    const simulation = this.#current();
+    const before = simulation.sphereCount;
+    const inserted = renameRadius(options.radius, () => simulation.deposit({ ...normalized, maxSteps: 0 }));
+    if (this.#gpu !== undefined) this.#appendFrom(simulation, before, normalized.density as number);
     const outcome = await this.#slices(
       'depositAsync',
       normalized.maxSteps as number,
@@ -580,80 +820,93 @@ export class Simulation implements Disposable {
     };
   }
 
+  // On webgpu the getters below copy the host state (f32 read back after the last batch of
+  // steps, converted to f64) and measure it; they work while a run computes.
+  #device(): GpuPath | undefined {
+    if (this.#gpu !== undefined) this.#live();
+    return this.#gpu;
+  }
+
   /** Number of spheres N. */
   get sphereCount(): number {
-    return this.#native.sphereCount;
+    return this.#device()?.sphereCount ?? this.#native.sphereCount;
   }
-  /** 3N centre coordinates (m); wrapped into the box on periodic axes. Read-only view. */
+  /** 3N centre coordinates (m); wrapped into the box on periodic axes. Read-only view (host), copy (webgpu). */
   get positions(): Float64Array {
-    return this.#native.positions;
+    return this.#device()?.positions() ?? this.#native.positions;
   }
-  /** 3N velocities (m/s). Read-only view. */
+  /** 3N velocities (m/s). Read-only view (host), copy (webgpu). */
   get velocities(): Float64Array {
-    return this.#native.velocities;
+    return this.#device()?.velocities() ?? this.#native.velocities;
   }
-  /** 3N angular velocities (rad/s). Read-only view. */
+  /** 3N angular velocities (rad/s). Read-only view (host), copy (webgpu). */
   get angularVelocities(): Float64Array {
-    return this.#native.angularVelocities;
+    return this.#device()?.angularVelocities() ?? this.#native.angularVelocities;
   }
-  /** 3N total forces (N): contacts, walls and gravity. Read-only view. */
+  /** 3N total forces (N): contacts, walls and gravity. Read-only view (host), copy (webgpu). */
   get forces(): Float64Array {
-    return this.#native.forces;
+    return this.#device()?.forces() ?? this.#native.forces;
   }
-  /** N radii (m). Read-only view. */
+  /** N radii (m). Read-only view (host), copy (webgpu). */
   get radii(): Float64Array {
-    return this.#native.radii;
+    return this.#device()?.radii() ?? this.#native.radii;
   }
   /** The time step in use (s). */
   get timestep(): number {
+    this.#device();
     return this.#native.timestepReport.timestep;
   }
   /** Time step, contact time and stability limit. */
   get timestepReport(): TimestepReport {
+    this.#device();
     return this.#native.timestepReport;
   }
   /** Simulated time (s). */
   get time(): number {
-    return this.#native.time;
+    return this.#device()?.time ?? this.#native.time;
   }
   /** Steps taken since creation. */
   get stepCount(): number {
-    return this.#native.stepCount;
+    return this.#device()?.stepCount ?? this.#native.stepCount;
   }
 
   /** Translational + rotational kinetic energy (J). */
   kineticEnergy(): number {
-    return this.#native.kineticEnergy();
+    return this.#device()?.kineticEnergy() ?? this.#native.kineticEnergy();
   }
   /** Translational kinetic energy Σ ½mv² (J). */
   translationalKineticEnergy(): number {
-    return this.#native.translationalKineticEnergy();
+    return this.#device()?.translationalKineticEnergy() ?? this.#native.translationalKineticEnergy();
   }
   /** Elastic energy stored in the normal springs of all contacts, walls included (J). */
   elasticEnergy(): number {
-    return this.#native.elasticEnergy();
+    this.#device();
+    return this.#current().elasticEnergy();
   }
   /** Total momentum Σ m·v (kg·m/s). */
   momentum(): [number, number, number] {
-    return this.#native.momentum();
+    return this.#device()?.momentum() ?? this.#native.momentum();
   }
   /** Current sphere–sphere contacts as typed arrays (copies). */
   contacts(): Contacts {
-    return this.#native.contacts();
+    this.#device();
+    return this.#current().contacts();
   }
   /** Mean number of sphere–sphere contacts per sphere. */
   coordinationNumber(): number {
-    return this.#native.coordinationNumber();
+    this.#device();
+    return this.#current().coordinationNumber();
   }
   /**
    * Solid volume fraction of the box [min, max]: the exact volume of every sphere's
    * intersection with it (images across periodic axes included) over its volume.
    */
   packingFraction(region: Box): number {
+    this.#device();
     if (typeof region !== 'object' || region === null) fail('type', 'region', 'must be { min, max }');
     const min = vector3(region.min, 'min');
     const max = vector3(region.max, 'max');
-    return this.#native.packingFraction(Float64Array.from(min), Float64Array.from(max));
+    return this.#current().packingFraction(Float64Array.from(min), Float64Array.from(max));
   }
 }
 
@@ -663,6 +916,38 @@ export class Simulation implements Disposable {
  */
 export function finalize(): void {
   demModule.finalize();
+}
+
+/**
+ * The WebGPU device that simulations with `executionSpace: 'webgpu'` use in this thread, acquired
+ * on first use (here or by their first asynchronous call) through `requestGpu` of
+ * `@peclet/core/gpu` with `options` (backend, powerPreference, requiredLimits; they apply to the
+ * first acquisition only). It belongs to the dem module: {@link finalize} releases it with every
+ * buffer. Rejects with code `PECLET_NO_WEBGPU` (the optional `webgpu` package is missing) or
+ * `PECLET_NO_GPU` (no adapter).
+ *
+ * @example
+ * ```ts
+ * const device = await gpuDevice();
+ * device.backend; // 'vulkan', 'opengles', ...
+ * ```
+ */
+export function gpuDevice(options: GpuOptions = {}): Promise<GpuDeviceHandle> {
+  return sharedDevice(demModule, options);
+}
+
+/**
+ * {@link finalize} after the module's submitted GPU work has ended (at most `timeoutMs`, default
+ * `PECLET_FINALIZE_TIMEOUT_MS` or 10 s); no new GPU work starts meanwhile.
+ *
+ * @example
+ * ```ts
+ * await simulation.run({ steps: 1000 }); // executionSpace: 'webgpu'
+ * await finalizeAsync({ timeoutMs: 2000 });
+ * ```
+ */
+export function finalizeAsync(options: { timeoutMs?: number } = {}): Promise<void> {
+  return demModule.finalizeAsync(options);
 }
 
 /** Where dem computes: `host` (the CPU thread pool). */
