@@ -382,8 +382,7 @@ describe('webgpu: bad input and policies', { skip }, () => {
 // Every row of the exit contract that the device supports, each in a child process with a
 // simulation on the device at script scope, most of them while a run computes on it. Not here:
 // a worker torn down while its run waits on the device (terminate(), or the main thread calling
-// process.exit()) and a synchronous finalize() while device work is in flight (see the README's
-// WebGPU section).
+// process.exit()), which aborts inside Dawn's Node binding (see the README's WebGPU section).
 const scenario = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'fixtures', 'gpu-scenario.mjs');
 const unsupported = new Set(['worker-terminate', 'main-exit-while-worker']);
 const exitRows = Object.fromEntries(Object.entries(exitPaths).filter(([path]) => !unsupported.has(path)));
@@ -391,6 +390,12 @@ exitRows['finalize-idle'] = {
   status: 0,
   reasons: ['explicit'],
   stdout: ['device released: true', 'after: ReleasedError'],
+};
+exitRows['finalize-during-run'] = {
+  status: 0,
+  reasons: ['explicit'],
+  stdout: ['finalized', 'run: PECLET_CANCELLED', 'device released: true'],
+  nodeArgs: ['--expose-gc'],
 };
 exitRows['finalize-async-during-run'] = {
   status: 0,
@@ -401,7 +406,7 @@ exitRows['finalize-async-during-run'] = {
 describe('webgpu: exit contract', { skip, concurrency: 2 }, () => {
   for (const [path, expected] of Object.entries(exitRows)) {
     it(path, async () => {
-      const result = await runNode(scenario, [path]);
+      const result = await runNode(scenario, [path], { nodeArgs: expected.nodeArgs ?? [] });
       assertCleanExit(result, {
         status: expected.status ?? 0,
         signal: expected.signal ?? null,
