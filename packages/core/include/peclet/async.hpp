@@ -89,8 +89,12 @@ class TrackedWork {
 
  private:
   void execute() noexcept {
+    // Finalize may have claimed the work while it was queued: then its state
+    // is already dropped and Run() must not start.
+    int queued = EnvState::Work::kQueued;
+    const bool claimed = work_->phase.compare_exchange_strong(queued, EnvState::Work::kRunning);
     try {
-      if (!cancelled()) Run();
+      if (claimed && !cancelled()) Run();
     } catch (const std::bad_alloc&) {
       error_ = std::string(name_) + ": out of memory";
     } catch (const std::exception& e) {
@@ -98,7 +102,7 @@ class TrackedWork {
     } catch (...) {
       error_ = std::string(name_) + ": unknown native error";
     }
-    wasCancelled_ = cancelled();
+    wasCancelled_ = !claimed || cancelled();
     std::shared_ptr<EnvState> state = state_;  // this may be deleted once posted
     work_->done = true;
     bool posted = state->complete(this);

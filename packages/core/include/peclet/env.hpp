@@ -225,6 +225,12 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   struct Work {
     std::atomic<bool> cancel{false};
     std::atomic<bool> done{false};
+    // kQueued until the executor starts it (kRunning), or until finalize
+    // claims it first (kSkipped): then Run() never happens, so finalize need
+    // not wait for it behind another env's work on the module's executor.
+    static constexpr int kQueued = 0, kRunning = 1, kSkipped = 2;
+    std::atomic<int> phase{kQueued};
+    bool settled() const noexcept { return done.load() || phase.load() == kSkipped; }
     // Drops what the work holds of native state; set while the work object
     // lives, called by finalize once the work is done or abandoned.
     std::function<void()> dropState;
@@ -244,18 +250,23 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     if (finalized_) return 0;
     finalized_ = true;
     exiting_ = true;
-    for (auto& w : works_) w->cancel = true;
+    for (auto& w : works_) {
+      w->cancel = true;
+      int queued = Work::kQueued;
+      w->phase.compare_exchange_strong(queued, Work::kSkipped);
+    }
     runtime().waitUntil(
         [this] {
           for (auto& w : works_)
-            if (!w->done.load()) return false;
+            if (!w->settled()) return false;
           return true;
         },
         finalizeTimeout());
-    // Work that finished but whose completion never ran (the event loop
-    // stopped) would keep native state alive past finalize: drop it now.
+    // Work that finished, or will never run, but whose completion has not
+    // run (the event loop stopped, or it waits behind other work) would keep
+    // native state alive past finalize: drop it now.
     for (auto& w : works_) {
-      if (w->done && w->dropState) w->dropState();
+      if (w->settled() && w->dropState) w->dropState();
     }
     std::size_t released = alsoReleased;
     const char* by = "finalize()";

@@ -139,6 +139,10 @@ class ModuleRuntime {
 
   /// An env starts using the module; reopens a finalized runtime.
   std::uint64_t attachEnv() {
+    // Waits for a last env's detach in progress to finish, so that a new
+    // env (a worker loading the addon) reopens a finalized runtime instead
+    // of finding it half-finalized and refusing all work.
+    std::lock_guard<std::mutex> serial(lifecycleMutex_);
     std::lock_guard<std::mutex> lock(mutex_);
     envs_++;
     if (finalized_) {
@@ -151,6 +155,7 @@ class ModuleRuntime {
   /// An env is done with the module. Returns true when it was the last one
   /// and the runtime is now finalized.
   bool detachEnv(std::chrono::milliseconds workTimeout) {
+    std::lock_guard<std::mutex> serial(lifecycleMutex_);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (envs_ > 0) envs_--;
@@ -216,6 +221,7 @@ class ModuleRuntime {
   std::size_t inFlight_ = 0;
   std::uint64_t nextEnvId_ = 0;
   bool finalized_ = false;
+  std::mutex lifecycleMutex_;  // serializes attachEnv and the whole of detachEnv
 };
 
 /// The runtime of this addon (one per shared object: hidden visibility keeps
