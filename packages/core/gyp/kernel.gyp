@@ -11,7 +11,7 @@
       'type': 'none',
       'direct_dependent_settings': {
         'include_dirs': ['../include', '<(peclet_napi_include)'],
-        'defines': ['NAPI_VERSION=8', 'NAPI_CPP_EXCEPTIONS', 'NODE_ADDON_API_DISABLE_DEPRECATED', 'NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS'],
+        'defines': ['NAPI_VERSION=8', 'NAPI_CPP_EXCEPTIONS', 'NODE_ADDON_API_DISABLE_DEPRECATED', 'NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS', 'NODE_ADDON_API_CPP_EXCEPTIONS_ALL'],
         'cflags!': ['-fno-exceptions'],
         'cflags_cc!': ['-fno-exceptions', '-fno-rtti', '-std=gnu++17'],
         # Hidden visibility: inline-function statics with default visibility

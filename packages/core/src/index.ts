@@ -4,6 +4,28 @@
  * @packageDocumentation
  */
 export {
+  type ArgumentError,
+  type ArgumentErrorKind,
+  argumentError,
+  type BoxValue,
+  describeValue,
+  type Float64ArrayShape,
+  fail,
+  isDetached,
+  type NumberRange,
+  readBoolean,
+  readBox,
+  readEnum,
+  readFlags,
+  readFloat64Array,
+  readFunction,
+  readInteger,
+  readNumber,
+  readOptions,
+  readSignal,
+  readVector3,
+} from './args.js';
+export {
   type CpuBudget,
   type CpuBudgetOptions,
   type CpuBudgetSource,

@@ -1,3 +1,4 @@
+import { readNumber, readOptions } from './args.js';
 import { cpuBudget } from './cpu-budget.js';
 import { ReleasedError, TeardownError } from './errors.js';
 import { Registry } from './registry.js';
@@ -45,6 +46,9 @@ export function finalizeTimeoutMs(): number {
   const n = Number.parseInt(process.env.PECLET_FINALIZE_TIMEOUT_MS ?? '', 10);
   return n > 0 ? n : 10_000;
 }
+
+// The longest delay setTimeout honours.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Options of {@link defineModule}. */
 export interface ModuleOptions {
@@ -160,23 +164,29 @@ export class PecletModule {
    * ```
    */
   async finalizeAsync(options: { timeoutMs?: number } = {}): Promise<void> {
-    if (typeof options !== 'object' || options === null) {
-      throw new TypeError('finalizeAsync(options): options must be an object');
-    }
-    const { timeoutMs = finalizeTimeoutMs() } = options;
-    if (typeof timeoutMs !== 'number' || !(timeoutMs >= 0)) {
-      throw new RangeError(`finalizeAsync(options): options.timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
-    }
+    const o = readOptions(options, 'options', ['timeoutMs'], { optional: true });
+    // Infinity waits as long as the drains take; a timer cannot (Node turns
+    // delays above 2^31 − 1 ms into 1 ms).
+    const timeoutMs = readNumber(o.timeoutMs, 'options.timeoutMs', {
+      min: 0,
+      infinite: true,
+      fallback: finalizeTimeoutMs(),
+      unit: 'ms',
+    });
     if (this.#finalized) return;
     this.#exiting = true;
     const drains = [...this.#drains];
     if (drains.length > 0) {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      });
-      const all = Promise.allSettled(drains.map(async (entry) => entry.drain(timeoutMs)));
-      await Promise.race([all, timeout]);
+      const waits: Promise<unknown>[] = [Promise.allSettled(drains.map(async (entry) => entry.drain(timeoutMs)))];
+      if (timeoutMs <= MAX_TIMER_MS) {
+        waits.push(
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, timeoutMs);
+          }),
+        );
+      }
+      await Promise.race(waits);
       clearTimeout(timer);
     }
     this.finalizeFor('explicit');

@@ -73,6 +73,9 @@ export abstract class Releasable implements Disposable {
   }
 }
 
+// Rounds of Registry.releaseAll before releases that create objects are given up on.
+const MAX_RELEASE_ROUNDS = 100;
+
 /** A function run after a registry's objects are released (for classes with registries of their own). */
 export type ReleaseHook = () => void;
 
@@ -135,18 +138,42 @@ export class Registry {
   releaseAll(by = 'finalize()'): { released: number; failures: TeardownFailure[] } {
     const failures: TeardownFailure[] = [];
     let released = 0;
-    const refs = [...this.#live.values()];
-    for (let i = refs.length - 1; i >= 0; i--) {
-      const object = refs[i]?.deref();
-      if (object === undefined || object.released) continue;
-      try {
-        object.releaseBy(by);
-      } catch (cause) {
-        failures.push({ label: `${object.className}#${object.id}`, cause });
+    // A release may create new releasables (a class that rebuilds a scratch
+    // object, say): they join the registry and are released in the next
+    // round, newest first again. A release that keeps creating objects is
+    // stopped after a bounded number of rounds and reported.
+    for (let round = 0; this.#live.size > 0; round++) {
+      if (round === MAX_RELEASE_ROUNDS) {
+        const left = [...this.#live.values()].map((ref) => ref.deref()).filter((o) => o !== undefined && !o.released);
+        for (const object of left as Releasable[]) {
+          failures.push({
+            label: `${object.className}#${object.id}`,
+            cause: new Error(`releases kept creating objects for ${MAX_RELEASE_ROUNDS} rounds; this one was left live`),
+          });
+        }
+        this.#live.clear();
+        break;
       }
-      released++;
+      const refs = [...this.#live.values()];
+      for (let i = refs.length - 1; i >= 0; i--) {
+        const object = refs[i]?.deref();
+        if (object === undefined) continue;
+        if (object.released) {
+          this.#live.delete(object.id);
+          continue;
+        }
+        try {
+          object.releaseBy(by);
+        } catch (cause) {
+          failures.push({ label: `${object.className}#${object.id}`, cause });
+        }
+        // releaseBy() forgets it; a failed release must not bring it back next round.
+        this.#live.delete(object.id);
+        released++;
+      }
+      // Collected objects left their WeakRefs behind.
+      for (const [id, ref] of this.#live) if (ref.deref() === undefined) this.#live.delete(id);
     }
-    this.#live.clear();
     for (let i = this.#hooks.length - 1; i >= 0; i--) {
       const entry = this.#hooks[i] as { label: string; hook: ReleaseHook };
       try {

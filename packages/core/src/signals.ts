@@ -1,3 +1,5 @@
+import { constants } from 'node:os';
+import { describeValue, fail, readOptions } from './args.js';
 import { liveModules } from './lifecycle.js';
 import { traceLine } from './trace.js';
 
@@ -16,7 +18,11 @@ export interface SignalHandling extends Disposable {
  * Opt-in signal handling (importing a package never installs any): on
  * SIGINT, SIGTERM or SIGHUP every peclet module of this thread is finalized,
  * then the signal is raised again with its default action, so the process
- * ends with the status the signal would have given it.
+ * ends with the status the signal would have given it. The script's own
+ * listeners of that signal still run, once, for that delivery; then they are
+ * removed so that the re-raised signal ends the process. Signals that cannot
+ * be caught, fault signals and signals whose default action does not end the
+ * process are a RangeError naming `options.signals`.
  *
  * @example
  * ```ts
@@ -25,14 +31,18 @@ export interface SignalHandling extends Disposable {
  * ```
  */
 export function handleSignals(options: HandleSignalsOptions = {}): SignalHandling {
-  const signals = options.signals ?? (['SIGINT', 'SIGTERM', 'SIGHUP'] as const);
+  const o = readOptions(options, 'options', ['signals'], { optional: true });
+  const signals = readSignals(o.signals);
   const handlers = new Map<NodeJS.Signals, () => void>();
   const uninstall = () => {
     for (const [signal, handler] of handlers) process.removeListener(signal, handler);
     handlers.clear();
   };
+  let raised = false;
   for (const signal of signals) {
     const handler = () => {
+      if (raised) return;
+      raised = true;
       for (const mod of liveModules().reverse()) {
         try {
           mod.finalizeFor('signal');
@@ -41,12 +51,65 @@ export function handleSignals(options: HandleSignalsOptions = {}): SignalHandlin
         }
       }
       uninstall();
-      // With no listener left Node restores the default action; raising the
-      // signal again ends the process the way the signal would have.
-      process.kill(process.pid, signal);
+      // Every listener of this delivery runs once (the emit has its own copy
+      // of the list); then, with no listener left, Node restores the default
+      // action and raising the signal again ends the process the way the
+      // signal would have. A listener left installed (the script's own)
+      // would catch the second delivery and keep the process alive.
+      process.removeAllListeners(signal);
+      queueMicrotask(() => process.kill(process.pid, signal));
     };
     handlers.set(signal, handler);
-    process.on(signal, handler);
+  }
+  try {
+    for (const [signal, handler] of handlers) process.on(signal, handler);
+  } catch (error) {
+    uninstall();
+    throw error;
   }
   return { uninstall, [Symbol.dispose]: uninstall };
+}
+
+// Signals a process can catch and then die of by default: not SIGKILL/SIGSTOP
+// (they cannot be caught), not the fault signals (their handlers cannot run
+// JS safely), not SIGUSR1 (Node's inspector) or SIGCHLD/SIGCONT/SIGWINCH/SIGURG
+// (their default action does not end the process).
+const refused: Record<string, string> = {
+  SIGKILL: 'cannot be caught',
+  SIGSTOP: 'cannot be caught',
+  SIGSEGV: 'is a fault signal, whose handler cannot run JavaScript safely',
+  SIGBUS: 'is a fault signal, whose handler cannot run JavaScript safely',
+  SIGFPE: 'is a fault signal, whose handler cannot run JavaScript safely',
+  SIGILL: 'is a fault signal, whose handler cannot run JavaScript safely',
+  SIGUSR1: 'is reserved by Node.js for its inspector',
+  SIGCHLD: 'does not end the process by default',
+  SIGCONT: 'does not end the process by default',
+  SIGWINCH: 'does not end the process by default',
+  SIGURG: 'does not end the process by default',
+  SIGTSTP: 'stops rather than ends the process',
+  SIGTTIN: 'stops rather than ends the process',
+  SIGTTOU: 'stops rather than ends the process',
+};
+
+function readSignals(value: unknown): NodeJS.Signals[] {
+  if (value === undefined) return ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  if (!Array.isArray(value))
+    fail('type', 'options.signals', `must be an array of signal names, got ${describeValue(value)}`);
+  const known = constants.signals as Record<string, number>;
+  const out: NodeJS.Signals[] = [];
+  const list = [...value];
+  list.forEach((name, i) => {
+    if (typeof name !== 'string' || !(name in known)) {
+      fail(
+        'type',
+        'options.signals',
+        `element ${i} must be a signal name such as 'SIGTERM', got ${describeValue(name)}`,
+        i,
+      );
+    }
+    const why = refused[name];
+    if (why !== undefined) fail('range', 'options.signals', `${name} ${why}`, i);
+    if (!out.includes(name as NodeJS.Signals)) out.push(name as NodeJS.Signals);
+  });
+  return out;
 }

@@ -32,31 +32,37 @@ inline bool isFloat64Array(const Napi::Value& value) {
   throw err;
 }
 
-/// A Float64Array argument, read in place; TypeError "<name> must be a Float64Array" otherwise.
+/// A Float64Array argument, read in place. Prefer float64Vector(): a view can
+/// change under the call (another thread writing a SharedArrayBuffer, or the
+/// object's own zero-copy array whose memory the call moves).
 inline Napi::Float64Array float64Array(Napi::Env env, const Napi::Value& value, const std::string& name) {
-  if (!isFloat64Array(value)) throw Napi::TypeError::New(env, name + " must be a Float64Array");
+  if (!isFloat64Array(value)) throwArgumentError(env, true, name, -1, "must be a Float64Array");
   return value.As<Napi::Float64Array>();
 }
 
-/// A copy of a Float64Array argument; TypeError "<name> must be a Float64Array" otherwise.
+/// A copy of a Float64Array argument, taken before anything else reads it:
+/// validate and use the copy, never the caller's memory.
 inline std::vector<double> float64Vector(Napi::Env env, const Napi::Value& value, const std::string& name) {
   Napi::Float64Array array = float64Array(env, value, name);
-  return std::vector<double>(array.Data(), array.Data() + array.ElementLength());
+  const double* data = array.Data();
+  return std::vector<double>(data, data + array.ElementLength());
 }
 
 /// A finite number; TypeError when it is not a number, RangeError when not finite.
 inline double finiteNumber(Napi::Env env, const Napi::Value& value, const std::string& name) {
-  if (!value.IsNumber()) throw Napi::TypeError::New(env, name + " must be a number");
+  if (!value.IsNumber()) throwArgumentError(env, true, name, -1, "must be a number");
   double v = value.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(v)) throw Napi::RangeError::New(env, name + " must be finite, got " + std::to_string(v));
+  if (!std::isfinite(v)) throwArgumentError(env, false, name, -1, "must be finite, got " + std::to_string(v));
   return v;
 }
 
-/// Three finite numbers from an array or typed array: `[x, y, z]`.
+/// Three finite numbers from an array or typed array: `[x, y, z]`, each read once.
 inline std::array<double, 3> vector3(Napi::Env env, const Napi::Value& value, const std::string& name) {
-  if (!value.IsArray() && !value.IsTypedArray()) throw Napi::TypeError::New(env, name + " must be [x, y, z]");
+  if (!value.IsArray() && !value.IsTypedArray()) throwArgumentError(env, true, name, -1, "must be [x, y, z]");
   Napi::Object a = value.As<Napi::Object>();
-  if (a.Get("length").ToNumber().Uint32Value() != 3) throw Napi::TypeError::New(env, name + " must have 3 numbers");
+  Napi::Value length = a.Get("length");
+  if (!length.IsNumber() || length.As<Napi::Number>().DoubleValue() != 3)
+    throwArgumentError(env, true, name, -1, "must have 3 numbers");
   std::array<double, 3> out{};
   for (uint32_t i = 0; i < 3; i++) out[i] = finiteNumber(env, a.Get(i), name + "[" + std::to_string(i) + "]");
   return out;

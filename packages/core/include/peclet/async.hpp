@@ -9,6 +9,7 @@
 #include <string>
 
 #include "env.hpp"
+#include "errors.hpp"
 
 namespace peclet {
 
@@ -95,12 +96,9 @@ class TrackedWork {
     const bool claimed = work_->phase.compare_exchange_strong(queued, EnvState::Work::kRunning);
     try {
       if (claimed && !cancelled()) Run();
-    } catch (const std::bad_alloc&) {
-      error_ = std::string(name_) + ": out of memory";
-    } catch (const std::exception& e) {
-      error_ = e.what();
     } catch (...) {
-      error_ = std::string(name_) + ": unknown native error";
+      // Nothing escapes the executor thread: the failure settles the promise.
+      error_.capture(name_);
     }
     wasCancelled_ = !claimed || cancelled();
     std::shared_ptr<EnvState> state = state_;  // this may be deleted once posted
@@ -122,6 +120,7 @@ class TrackedWork {
       Napi::HandleScope scope(env);
       self->state_->workPending(env, -1);
       self->settle(Napi::Env(env));
+      self->state_->syncExternalMemory();
     } catch (...) {
     }
   }
@@ -133,12 +132,16 @@ class TrackedWork {
       Napi::Error err = Napi::Error::New(env, std::string(name_) + " " + why);
       err.Set("code", Napi::String::New(env, "PECLET_CANCELLED"));
       deferred_.Reject(err.Value());
-    } else if (!error_.empty()) {
-      deferred_.Reject(Napi::Error::New(env, error_).Value());
+    } else if (error_) {
+      deferred_.Reject(error_.toJs(env).Value());
     } else {
       Napi::Value result;
       try {
-        result = Result(env);
+        try {
+          result = Result(env);
+        } catch (...) {
+          throwAsJs(env, name_);
+        }
       } catch (const Napi::Error& e) {
         deferred_.Reject(e.Value());
         return;
@@ -152,7 +155,7 @@ class TrackedWork {
   std::shared_ptr<EnvState::Work> work_;
   Napi::Promise::Deferred deferred_;
   const char* name_;
-  std::string error_;
+  NativeFailure error_;
   bool wasCancelled_ = false;
 };
 

@@ -64,6 +64,9 @@ class Releasable {
   /// Detaches JS views of native memory. Runs only where JS handles may be
   /// used (release(), finalize() from JS), before dropNative().
   virtual void detachViews(napi_env) noexcept {}
+  /// True once the JS object was garbage-collected (its finalizer may not
+  /// have run yet: Node defers finalizers to the event loop).
+  virtual bool wrapperCollected(napi_env) const noexcept { return false; }
 
  private:
   friend class Registry;
@@ -109,6 +112,15 @@ class Registry {
   }
   std::size_t size() const noexcept { return size_; }
   Releasable* newest() const noexcept { return tail_; }
+  /// Calls `visit(r)` for every entry, oldest first; `visit` may remove `r`.
+  template <typename Visit>
+  void forEach(Visit visit) {
+    for (Releasable* r = head_; r != nullptr;) {
+      Releasable* next = r->next_;
+      visit(r);
+      r = next;
+    }
+  }
 
  private:
   Releasable* head_ = nullptr;
@@ -255,6 +267,8 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
       int queued = Work::kQueued;
       w->phase.compare_exchange_strong(queued, Work::kSkipped);
     }
+    // One bounded wait in all, whatever the kernels do (see detachEnv).
+    const auto deadline = std::chrono::steady_clock::now() + finalizeTimeout();
     runtime().waitUntil(
         [this] {
           for (auto& w : works_)
@@ -272,7 +286,10 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     const char* by = "finalize()";
     while (Releasable* r = registry_.newest()) released += release(r, by, jsEnv);
     for (auto& e : exports_) detach(jsEnv, *e);
-    runtime().detachEnv(finalizeTimeout());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    runtime().detachEnv(std::max(left, std::chrono::milliseconds(0)));
+    if (jsEnv) syncExternalMemory();
     traceFinalize(module_, reasonName(reason), released, ledger().forEnv(envId_).liveBytes);
     return released;
   }
@@ -320,6 +337,36 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     if (delta < 0 && pending_ == 0) napi_unref_threadsafe_function(env, completions_);
   }
 
+  /// Tells V8 how much native memory this env's objects hold (the ledger's
+  /// live bytes for this env), so that a script dropping objects without
+  /// release() gets them collected as their native memory grows, not only as
+  /// their small JS wrappers do. JS thread only; cheap when nothing changed.
+  ///
+  /// Node runs the finalizers of collected objects only when the event loop
+  /// turns, so a synchronous loop that drops objects would hold all their
+  /// native memory until it ends, however often V8 collects. So once the
+  /// native memory has grown by kSweepBytes since the last look, the objects
+  /// whose wrappers V8 has already collected drop their native state right
+  /// here (no trace line: collection is not a release); their finalizers
+  /// later find nothing left to free.
+  void syncExternalMemory() noexcept {
+    if (inCleanup_) return;
+    auto live = static_cast<std::int64_t>(ledger().forEnv(envId_).liveBytes);
+    report(live);
+    if (live - sweptAtBytes_ < kSweepBytes) {
+      if (live < sweptAtBytes_) sweptAtBytes_ = live;
+      return;
+    }
+    registry_.forEach([this](Releasable* r) {
+      if (r->released_ || !r->wrapperCollected(env_)) return;
+      r->dropNative();
+      registry_.remove(r);
+    });
+    live = static_cast<std::int64_t>(ledger().forEnv(envId_).liveBytes);
+    sweptAtBytes_ = live;
+    report(live);
+  }
+
   /// Remembers the cleanup hook so completions() can re-register it.
   void setCleanupHook(void (*hook)(void*), void* arg) noexcept {
     cleanupHook_ = hook;
@@ -360,6 +407,15 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   std::mutex completionMutex_;
   bool completionsClosed_ = false;
   int pending_ = 0;
+  std::int64_t reportedBytes_ = 0;  // what V8 was last told (syncExternalMemory)
+  std::int64_t sweptAtBytes_ = 0;   // live bytes after the last sweep of collected objects
+  static constexpr std::int64_t kSweepBytes = std::int64_t(64) << 20;
+  void report(std::int64_t live) noexcept {
+    const std::int64_t delta = live - reportedBytes_;
+    if (delta == 0) return;
+    std::int64_t total = 0;
+    if (napi_adjust_external_memory(env_, delta, &total) == napi_ok) reportedBytes_ = live;
+  }
   void (*cleanupHook_)(void*) = nullptr;
   void* cleanupArg_ = nullptr;
 };

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "env.hpp"
+#include "errors.hpp"
 
 namespace peclet {
 
@@ -41,6 +42,32 @@ inline void cleanupHook(void* arg) noexcept {
 }
 
 }  // namespace detail
+
+/// A free function of the addon, wrapped like the methods of peclet::Object:
+/// C++ exceptions become JS errors (allocation failure a RangeError with
+/// code PECLET_OUT_OF_MEMORY) and the native memory the env holds is
+/// reported to V8 after the call. `name` must be a string literal.
+///
+/// ```cpp
+/// exports.Set("tessellate", peclet::Function(env, "tessellate", Tessellate));
+/// ```
+inline Napi::Function Function(Napi::Env env, const char* name, Napi::Value (*callback)(const Napi::CallbackInfo&)) {
+  return Napi::Function::New(
+      env,
+      [name, callback](const Napi::CallbackInfo& info) -> Napi::Value {
+        std::shared_ptr<EnvState> state = envState(info.Env());
+        struct Sync {
+          EnvState& s;
+          ~Sync() { s.syncExternalMemory(); }
+        } sync{*state};
+        try {
+          return callback(info);
+        } catch (...) {
+          throwAsJs(info.Env(), name);
+        }
+      },
+      name);
+}
 
 /// Sets up the module in this env and adds to `exports`:
 /// - `finalize(reason?)` — idempotent; releases every object of this env,

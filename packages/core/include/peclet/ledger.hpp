@@ -115,8 +115,10 @@ class Ledger {
 /// The ledger of this addon. Each addon is built with hidden visibility, so
 /// this static is private to it: modules never share a ledger.
 inline Ledger& ledger() {
-  static Ledger instance;
-  return instance;
+  // Never destroyed: buffers freed during exit() (by static destructors or
+  // threads left running) still find it.
+  static Ledger* instance = new Ledger();
+  return *instance;
 }
 
 /// RAII entry in the ledger for memory owned elsewhere (a kernel's

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "env.hpp"
+#include "errors.hpp"
 
 namespace peclet {
 
@@ -42,15 +43,21 @@ class Object : public Napi::ObjectWrap<T>, public Releasable {
   const char* className() const noexcept override { return T::ClassName; }
 
   /// A bound method that throws ReleasedError once the object is released.
+  /// C++ exceptions become JS errors (errors.hpp: allocation failure is a
+  /// RangeError with code PECLET_OUT_OF_MEMORY), and the native memory the
+  /// env holds is reported to V8 after each call. `name` must outlive the
+  /// class (a string literal).
   template <Callback M>
   static Napi::ClassPropertyDescriptor<T> Method(const char* name, napi_property_attributes attributes = napi_default) {
-    return Napi::ObjectWrap<T>::InstanceMethod(name, static_cast<Callback>(&Object::template Guarded<M>), attributes);
+    return Napi::ObjectWrap<T>::InstanceMethod(name, static_cast<Callback>(&Object::template Guarded<M>), attributes,
+                                               const_cast<char*>(name));
   }
-  /// A getter that throws ReleasedError once the object is released.
+  /// A getter that throws ReleasedError once the object is released (and, like Method, never lets a
+  /// C++ exception escape).
   template <Callback M>
   static Napi::ClassPropertyDescriptor<T> Getter(const char* name) {
     return Napi::ObjectWrap<T>::InstanceAccessor(name, static_cast<Callback>(&Object::template Guarded<M>), nullptr,
-                                                 napi_enumerable);
+                                                 napi_enumerable, const_cast<char*>(name));
   }
   /// `release()` (idempotent) and `released`.
   static std::vector<Napi::ClassPropertyDescriptor<T>> LifecycleMembers() {
@@ -93,15 +100,32 @@ class Object : public Napi::ObjectWrap<T>, public Releasable {
 
  protected:
   void detachViews(napi_env env) noexcept override { detachExports(Napi::Env(env)); }
+  bool wrapperCollected(napi_env env) const noexcept override {
+    napi_ref ref = static_cast<napi_ref>(static_cast<const Napi::Reference<Napi::Object>&>(*this));
+    if (ref == nullptr) return false;
+    napi_value value = nullptr;
+    return napi_get_reference_value(env, ref, &value) == napi_ok && value == nullptr;
+  }
 
  private:
   template <Callback M>
   Napi::Value Guarded(const Napi::CallbackInfo& info) {
     ensureLive(info.Env());
-    return (static_cast<T*>(this)->*M)(info);
+    std::shared_ptr<EnvState> state = state_;  // the call may release this object
+    struct Sync {
+      EnvState& s;
+      ~Sync() { s.syncExternalMemory(); }
+    } sync{*state};
+    try {
+      return (static_cast<T*>(this)->*M)(info);
+    } catch (...) {
+      const char* name = static_cast<const char*>(info.Data());
+      throwAsJs(info.Env(), std::string(T::ClassName) + "#" + std::to_string(id()) + "." + (name ? name : "call"));
+    }
   }
   Napi::Value JsRelease(const Napi::CallbackInfo& info) {
     state_->release(this, "release()", info.Env());
+    state_->syncExternalMemory();
     return info.Env().Undefined();
   }
   Napi::Value JsReleased(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), released()); }

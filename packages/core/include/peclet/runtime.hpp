@@ -60,6 +60,15 @@ class Executor {
     wake_.notify_one();
   }
 
+  /// Lets go of the thread without joining it: the work it runs did not stop
+  /// in time (finalize's wait is bounded). The thread keeps serving the queue
+  /// until it sees a later stop(); what its work touches stays owned by that
+  /// work, so nothing is freed under it.
+  void abandon() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (thread_.joinable()) thread_.detach();
+  }
+
   /// Runs what is queued (cancelled work returns at once), then joins.
   void stop() noexcept {
     std::lock_guard<std::mutex> serial(stopMutex_);
@@ -107,14 +116,10 @@ class ModuleRuntime {
   ModuleRuntime(const ModuleRuntime&) = delete;
   ModuleRuntime& operator=(const ModuleRuntime&) = delete;
 
-  /// Backstop for runtimes whose finalize never ran (a runtime that exits
-  /// without running exit listeners): join rather than let std::thread
-  /// terminate the process.
-  ~ModuleRuntime() {
-    exiting_.store(true);
-    executor_.stop();
-    pool_.stop();
-  }
+  // Never destroyed (see runtime()): a thread left running by a bounded
+  // finalize, or a runtime whose finalize never ran, must not meet a static
+  // destructor joining or freeing what it uses while exit() runs.
+  ~ModuleRuntime() = default;
 
   void setName(const std::string& name) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -162,9 +167,17 @@ class ModuleRuntime {
       if (envs_ > 0 || finalized_) return false;
       exiting_.store(true, std::memory_order_release);
     }
-    waitForWork(workTimeout);
-    executor_.stop();
-    pool_.stop();
+    if (waitForWork(workTimeout)) {
+      executor_.stop();
+      pool_.stop();
+    } else {
+      // Work that ignores cancellation must not hang the exit: leave its
+      // threads running (they own what they touch) and finish the finalize.
+      traceLine("peclet:" + name() + " finalize: native work did not stop within " +
+                std::to_string(workTimeout.count()) + " ms; its threads are left running");
+      executor_.abandon();
+      pool_.abandon();
+    }
     allocations().finalizeGeneration();
     std::lock_guard<std::mutex> lock(mutex_);
     finalized_ = true;
@@ -227,10 +240,11 @@ class ModuleRuntime {
 /// The runtime of this addon (one per shared object: hidden visibility keeps
 /// this static from being merged with another addon's).
 inline ModuleRuntime& runtime() {
-  // Construct the ledger first so it outlives the runtime at static destruction.
-  (void)ledger();
-  static ModuleRuntime instance;
-  return instance;
+  // Allocated once and never destroyed: its threads are joined by finalize,
+  // and at a process exit that skipped finalize (or left runaway work
+  // behind) no static destructor may join or free what a thread still uses.
+  static ModuleRuntime* instance = new ModuleRuntime();
+  return *instance;
 }
 
 /// A parallel-for over this module's pool, lent to a plain-C++ kernel that

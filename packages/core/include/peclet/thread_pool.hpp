@@ -79,6 +79,16 @@ class ThreadPool {
     return ok && !job.cancelled;
   }
 
+  /// Lets go of every thread without joining (their loop did not stop in time);
+  /// each exits by itself once its loop ends and it sees the stop flag. A
+  /// later loop starts fresh threads.
+  void abandon() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& t : threads_)
+      if (t.joinable()) t.detach();
+    threads_.clear();
+  }
+
   /// Stops and joins every thread. Idempotent; the pool can start again later.
   void stop() noexcept {
     std::lock_guard<std::mutex> serial(stopMutex_);

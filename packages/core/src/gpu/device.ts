@@ -1,4 +1,5 @@
 /// <reference types="@webgpu/types" preserve="true" />
+import { readNumber } from '../args.js';
 import { ReleasedError, TeardownError, type TeardownFailure } from '../errors.js';
 import { type DrainHook, finalizeTimeoutMs } from '../lifecycle.js';
 import { type Registry, Releasable } from '../registry.js';
@@ -427,11 +428,7 @@ export class GpuDevice extends Releasable {
    * released meanwhile.
    */
   async drain(timeoutMs: number = finalizeTimeoutMs()): Promise<boolean> {
-    if (typeof timeoutMs !== 'number' || !(timeoutMs >= 0)) {
-      throw new RangeError(
-        `GpuDevice#${this.id}.drain(timeoutMs): timeoutMs must be a number >= 0, got ${String(timeoutMs)}`,
-      );
-    }
+    readNumber(timeoutMs, 'timeoutMs', { min: 0, infinite: true, unit: 'ms' });
     const device = this.device;
     // A fence: a write queued after every submission so far, then a mapping
     // of its buffer, which the in-order queue completes after all of them.
@@ -452,11 +449,17 @@ export class GpuDevice extends Releasable {
       },
     );
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
+    // Infinity (or anything setTimeout cannot hold) waits for the fence alone.
+    const waits: Promise<boolean>[] = [mapping];
+    if (timeoutMs <= 2 ** 31 - 1) {
+      waits.push(
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      );
+    }
     try {
-      return await Promise.race([mapping, timeout]);
+      return await Promise.race(waits);
     } catch (error) {
       this.assertLive();
       throw error;

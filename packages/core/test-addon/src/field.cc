@@ -72,6 +72,8 @@ Napi::Function Field::Init(Napi::Env env) {
   members.push_back(Method<&Field::Sum>("sum"));
   members.push_back(Method<&Field::Fill>("fill"));
   members.push_back(Method<&Field::RelaxAsync>("relaxAsync"));
+  members.push_back(Method<&Field::Scratch>("scratch"));
+  members.push_back(Method<&Field::Planned>("planned"));
   return DefineClass(env, "Field", members);
 }
 
@@ -86,6 +88,22 @@ Field::Field(const Napi::CallbackInfo& info) : peclet::Object<Field>(info) {
     throw Napi::RangeError::New(info.Env(), "Field: cannot allocate " + std::to_string(n) + " doubles");
   }
   fillRamp(state_->values.data(), 0, state_->values.size(), 0.0, 1.0);
+  env().syncExternalMemory();  // constructors are not wrapped: report the new buffer to V8 here
+}
+
+// scratch(n): allocates n doubles with no check first; allocation failure
+// must reach JS as a RangeError (code PECLET_OUT_OF_MEMORY), never an abort.
+Napi::Value Field::Scratch(const Napi::CallbackInfo& info) {
+  const double n = requireNumber(info, 0, "n");
+  std::vector<double> scratch(static_cast<std::size_t>(n), 1.0);
+  return Napi::Number::New(info.Env(), std::accumulate(scratch.begin(), scratch.end(), 0.0));
+}
+
+// planned(n): refuses up front what cannot be allocated, naming the argument.
+Napi::Value Field::Planned(const Napi::CallbackInfo& info) {
+  const double n = requireNumber(info, 0, "n");
+  peclet::ensureAllocatable("n", std::to_string(n) + " doubles", n * sizeof(double));
+  return Napi::Boolean::New(info.Env(), true);
 }
 
 Napi::Value Field::Size(const Napi::CallbackInfo& info) {

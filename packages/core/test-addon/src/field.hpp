@@ -30,6 +30,8 @@ class Field : public peclet::Object<Field> {
   Napi::Value Sum(const Napi::CallbackInfo& info);
   Napi::Value Fill(const Napi::CallbackInfo& info);
   Napi::Value RelaxAsync(const Napi::CallbackInfo& info);
+  Napi::Value Scratch(const Napi::CallbackInfo& info);
+  Napi::Value Planned(const Napi::CallbackInfo& info);
 
   std::shared_ptr<FieldState> state_;
 };
