@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { describeValue, fail, readInteger, readOptions } from './args.js';
 
 /** Where a CPU budget came from. */
 export type CpuBudgetSource = 'PECLET_NUM_THREADS' | 'OMP_NUM_THREADS' | 'cgroup-v2' | 'cgroup-v1' | 'affinity';
@@ -45,9 +46,15 @@ export function cpuBudget(options: CpuBudgetOptions = {}): number {
 
 /** {@link cpuBudget} with the reasoning: source, affinity and quota. */
 export function cpuBudgetDetails(options: CpuBudgetOptions = {}): CpuBudget {
-  const env = options.env ?? process.env;
-  const root = options.root ?? '/';
-  const affinity = Math.max(1, Math.floor(options.affinity ?? availableParallelism()));
+  const o = readOptions(options, 'options', ['env', 'root', 'affinity'], { optional: true });
+  const env = o.env === undefined ? process.env : readEnv(o.env);
+  const root = o.root === undefined ? '/' : o.root;
+  if (typeof root !== 'string' || root === '')
+    fail('type', 'options.root', `must be a directory path, got ${describeValue(root)}`);
+  const affinity =
+    o.affinity === undefined
+      ? Math.max(1, availableParallelism())
+      : readInteger(o.affinity, 'options.affinity', { min: 1, max: 1 << 20 });
   const quota = cgroupQuota(root);
   for (const name of ['PECLET_NUM_THREADS', 'OMP_NUM_THREADS'] as const) {
     const n = parseThreads(env[name]);
@@ -57,6 +64,17 @@ export function cpuBudgetDetails(options: CpuBudgetOptions = {}): CpuBudget {
     return { threads: Math.max(1, Math.ceil(quota.cpus)), source: quota.source, affinity, quota: quota.cpus };
   }
   return { threads: affinity, source: 'affinity', affinity, quota: quota?.cpus };
+}
+
+// An environment object read once: only the two variables are looked at.
+function readEnv(value: unknown): Record<string, string | undefined> {
+  const o = readOptions(value, 'options.env', ['PECLET_NUM_THREADS', 'OMP_NUM_THREADS']);
+  const out: Record<string, string | undefined> = {};
+  for (const name of ['PECLET_NUM_THREADS', 'OMP_NUM_THREADS'] as const) {
+    const v = o[name];
+    out[name] = typeof v === 'string' ? v : undefined;
+  }
+  return out;
 }
 
 // OMP_NUM_THREADS may be a list ("4,2" for nested levels): the first counts.

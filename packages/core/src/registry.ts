@@ -1,3 +1,4 @@
+import { describeValue, fail } from './args.js';
 import { ReleasedError, type TeardownFailure } from './errors.js';
 import { traceRelease } from './trace.js';
 
@@ -90,6 +91,7 @@ export class Registry {
   readonly #hooks: { label: string; hook: ReleaseHook }[] = [];
   readonly #collected = new FinalizationRegistry<number>((id) => this.#live.delete(id));
   readonly #nextId: () => number;
+  #releasing = false;
 
   /**
    * @param module name used in errors and the trace.
@@ -97,6 +99,10 @@ export class Registry {
    *   addon's counter so ids are unique across both halves.
    */
   constructor(module: string, nextId?: () => number) {
+    if (typeof module !== 'string' || module === '')
+      fail('type', 'module', `must be a non-empty string, got ${describeValue(module)}`);
+    if (nextId !== undefined && typeof nextId !== 'function')
+      fail('type', 'nextId', `must be a function, got ${describeValue(nextId)}`);
     this.module = module;
     let counter = 0;
     this.#nextId = nextId ?? (() => ++counter);
@@ -110,6 +116,13 @@ export class Registry {
   /** Registers an object; returns its id. */
   add(object: Releasable): number {
     const id = this.#nextId();
+    if (!Number.isSafeInteger(id) || this.#live.has(id)) {
+      fail(
+        'range',
+        'nextId',
+        `returned ${describeValue(id)}, which is not a fresh integer id in module ${this.module}`,
+      );
+    }
     this.#live.set(id, new WeakRef(object));
     this.#collected.register(object, id, object);
     return id;
@@ -136,6 +149,17 @@ export class Registry {
    * every release is attempted. Returns how many were released and what failed.
    */
   releaseAll(by = 'finalize()'): { released: number; failures: TeardownFailure[] } {
+    // A release or hook that calls releaseAll() again: the outer call is already doing it.
+    if (this.#releasing) return { released: 0, failures: [] };
+    this.#releasing = true;
+    try {
+      return this.#releaseAll(by);
+    } finally {
+      this.#releasing = false;
+    }
+  }
+
+  #releaseAll(by: string): { released: number; failures: TeardownFailure[] } {
     const failures: TeardownFailure[] = [];
     let released = 0;
     // A release may create new releasables (a class that rebuilds a scratch

@@ -2,69 +2,29 @@
 // read its exit status, signal, stdout and teardown trace.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crashSignature, parseCreated, parseTrace, run, transcript } from '@peclet/test-harness';
+
+// The runner, the crash signatures and the trace parsers live in the shared
+// test harness (test/harness); these names stay so the tests need no change.
+export { crashSignature, parseCreated, parseTrace };
 
 export const here = dirname(fileURLToPath(import.meta.url));
 export const fixtures = join(here, 'fixtures');
 
-/** Output that means the process crashed or broke the teardown contract. */
-export const crashSignature =
-  /Segmentation fault|FATAL ERROR|terminate called|after finalize|AddressSanitizer|LeakSanitizer|runtime error:|Aborted|core dumped|pure virtual/;
-
 /**
- * Runs `node <script> ...args` with the trace on; resolves with its result.
- * A child that outlives `timeoutMs` is killed and reported as a hang.
+ * Runs `node <script> ...args` with the trace on; resolves with its result
+ * and its parsed trace and `created` lines. A child that outlives `timeoutMs`
+ * is killed and reported as a hang.
  */
-export function runNode(
+export async function runNode(
   script,
   args = [],
   { env = {}, timeoutMs = 60_000, nodeArgs = [], command = process.execPath } = {},
 ) {
-  return new Promise((resolve) => {
-    const child = spawn(command, [...nodeArgs, script, ...args], {
-      env: { ...process.env, PECLET_TEARDOWN_TRACE: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    let hung = false;
-    const timer = setTimeout(() => {
-      hung = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('close', (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr, hung, trace: parseTrace(stderr), created: parseCreated(stdout) });
-    });
-  });
-}
-
-/** Trace lines: `peclet:<module> release <Class>#<id>` and `... finalize reason=.. released=.. live-bytes=..`. */
-export function parseTrace(stderr) {
-  const events = [];
-  for (const line of stderr.split('\n')) {
-    let m = line.match(/^peclet:(\S+) release (\S+)#(\d+)$/);
-    if (m) {
-      events.push({ kind: 'release', module: m[1], object: `${m[2]}#${m[3]}` });
-      continue;
-    }
-    m = line.match(/^peclet:(\S+) finalize reason=(\S+) released=(\d+) live-bytes=(\d+)$/);
-    if (m) events.push({ kind: 'finalize', module: m[1], reason: m[2], released: +m[3], liveBytes: +m[4] });
-  }
-  return events;
-}
-
-/** Objects a scenario says it created: `created <module> <Class>#<id>`. */
-export function parseCreated(stdout) {
-  return [...stdout.matchAll(/^created (\S+) (\S+#\d+)$/gm)].map((m) => ({ module: m[1], object: m[2] }));
+  const result = await run(command, [...nodeArgs, script, ...args], { env, timeoutMs });
+  return { ...result, trace: parseTrace(result.stderr), created: parseCreated(result.stdout) };
 }
 
 /**
@@ -74,7 +34,7 @@ export function parseCreated(stdout) {
  * lines per module (one per env), each with an empty ledger.
  */
 export function assertCleanExit(result, { status = 0, signal = null, finalizes = {}, reasons } = {}) {
-  const context = `\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
+  const context = `\n${transcript(result)}`;
   assert.equal(result.hung, false, `child hung${context}`);
   assert.equal(result.signal, signal, `signal${context}`);
   if (signal === null) assert.equal(result.status, status, `exit status${context}`);

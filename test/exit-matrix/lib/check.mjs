@@ -1,80 +1,20 @@
 // Runs a child process and judges it: its exit status or signal, crash
 // signatures, and the teardown trace against what the scenario says it made.
 
-import { spawn } from 'node:child_process';
+import { crashSignals, describeEnd, findCrash, parseCreated, parseTrace } from '@peclet/test-harness';
 
-/** Output that means a crash or a broken teardown contract, on any runtime. */
-export const crashSignature =
-  /Segmentation fault|SIGSEGV|SIGABRT|SIGTRAP|SIGBUS|FATAL ERROR|Fatal error|terminate called|after finalize|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|Aborted|core dumped|pure virtual|panicked at|Bun has crashed|oh no: Bun/;
-
-/** Signals that mean a crash whatever a path asked for. */
-const crashSignals = new Set(['SIGSEGV', 'SIGABRT', 'SIGTRAP', 'SIGBUS', 'SIGILL', 'SIGFPE']);
-
-/**
- * Runs `command args` with the teardown trace on. A child that outlives
- * `timeoutMs` is killed and reported as hung.
- */
-export function run(command, args, { env = {}, timeoutMs = 60_000, cwd } = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, PECLET_TEARDOWN_TRACE: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    let hung = false;
-    const timer = setTimeout(() => {
-      hung = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (error) => {
-      stderr += `\nspawn failed: ${error.message}`;
-    });
-    child.on('close', (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr, hung });
-    });
-  });
-}
-
-/** `peclet:<module> release <Class>#<id>` and `... finalize reason=.. released=.. live-bytes=..` lines. */
-export function parseTrace(stderr) {
-  const events = [];
-  for (const line of stderr.split('\n')) {
-    let m = line.match(/^peclet:(\S+) release (\S+#\d+)$/);
-    if (m) {
-      events.push({ kind: 'release', module: m[1], object: m[2] });
-      continue;
-    }
-    m = line.match(/^peclet:(\S+) finalize reason=(\S+) released=(\d+) live-bytes=(\d+)$/);
-    if (m) events.push({ kind: 'finalize', module: m[1], reason: m[2], liveBytes: Number(m[4]) });
-  }
-  return events;
-}
-
-/** What the scenario made: `created <module> <Class>#<id> <main|worker> <native|js>`. */
-export function parseCreated(stdout) {
-  return [...stdout.matchAll(/^created (\S+) (\S+#\d+) (main|worker) (native|js)$/gm)].map((m) => ({
-    module: m[1],
-    object: m[2],
-    env: m[3],
-    kind: m[4],
-  }));
-}
-
-/** `status 5`, `SIGTERM`, `hung` — what a results table shows of how a child ended. */
-export function describeEnd(result) {
-  if (result.hung) return 'hung';
-  if (result.signal) return result.signal;
-  return `exit ${result.status}`;
-}
+// The runner, the crash signatures and the trace parsers are shared with every
+// other child-process test (test/harness); the judgement of a matrix cell is here.
+export {
+  crashSignals,
+  crashSignature,
+  describeEnd,
+  findCrash,
+  parseCreated,
+  parseTrace,
+  run,
+  transcript,
+} from '@peclet/test-harness';
 
 /**
  * Everything wrong with one run, as messages (empty when it passed).
@@ -94,8 +34,8 @@ export function problems(result, expected, modules) {
   } else if (result.signal !== null || result.status !== expected.status) {
     out.push(`expected exit ${expected.status}, got ${describeEnd(result)}`);
   }
-  const crash = result.stderr.match(crashSignature) ?? result.stdout.match(crashSignature);
-  if (crash) out.push(`crash signature: ${crash[0]}`);
+  const crash = findCrash(result);
+  if (crash) out.push(`crash signature: ${crash}`);
 
   const trace = parseTrace(result.stderr);
   const created = parseCreated(result.stdout);
@@ -147,9 +87,4 @@ export function problems(result, expected, modules) {
     if (!result.stdout.split('\n').includes(line)) out.push(`missing output line "${line}"`);
   }
   return out;
-}
-
-/** The child's output, for a failure message. */
-export function transcript(result) {
-  return `--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
 }

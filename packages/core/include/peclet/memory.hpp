@@ -144,8 +144,9 @@ inline void ensureAllocatable(const std::string& argument, const std::string& wh
   if (bytes >= 0 && bytes < 64.0 * 1024 * 1024) return;  // small: not worth the file reads
   const AllocationBudget budget = allocationBudget();
   if (std::isfinite(bytes) && bytes >= 0 && bytes <= budget.bytes) return;
-  throw AllocationRefused(argument, what + " would need about " + formatBytes(bytes) + ", but this process can allocate about " +
-                                        formatBytes(budget.bytes) + " (limit: " + budget.source + ")");
+  throw AllocationRefused(argument, what + " would need about " + formatBytes(bytes) +
+                                        ", but this process can allocate about " + formatBytes(budget.bytes) +
+                                        " (limit: " + budget.source + ")");
 }
 
 }  // namespace peclet

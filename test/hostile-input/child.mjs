@@ -1,0 +1,24 @@
+// One case in its own process: `node --expose-gc child.mjs <seed>`. Prints one result line
+// (`hostile-result {...}`): the plan, every call with its value or error, and the problems
+// found on the way. The parent (lib/judge.mjs) judges the rest: status, signal, crash, hang.
+
+import { modulesOf, plan as planOf, targets } from './lib/cases.mjs';
+import { recorder } from './lib/check.mjs';
+import { random } from './lib/random.mjs';
+
+const seed = Number(process.argv[2]);
+const plan = planOf(seed);
+const h = recorder(seed, plan);
+const api = { r: random(seed) };
+for (const name of modulesOf(plan.target)) api[name] = await import(`@peclet/${name}`);
+
+process.on('exit', () => h.flush());
+try {
+  await targets[plan.target].exec(plan, h, api);
+} catch (error) {
+  h.problem(`the case itself failed: ${error?.stack ?? error}`);
+}
+// Drop what the case left and let the collector run: finalizers of released objects must be harmless.
+globalThis.gc?.();
+await new Promise((resolve) => setImmediate(resolve));
+h.flush();
