@@ -476,7 +476,8 @@ export const demTargets = {
       }
       if (second) {
         const other = await second;
-        if (other.ok && result.ok && plan.steps !== '0') h.problem('two run() at once on one simulation were both accepted');
+        if (other.ok && result.ok && plan.steps !== '0')
+          h.problem('two run() at once on one simulation were both accepted');
       }
       await finalizing;
       if (seen.nested) {
