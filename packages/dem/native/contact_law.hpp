@@ -11,8 +11,10 @@ namespace peclet::dem {
 ///   y'' = −y^{3/2} − α·y^{1/4}·y',  y(0) = 0, y'(0) = 1
 /// for the damping constant α that gives restitution `restitution`
 /// (restitution is independent of impact speed for this form). Also returns
-/// the dimensionless contact duration. Solved by bisection on α with
-/// fine-step RK4, so it is exact for the model up to ~1e-6.
+/// the dimensionless contact duration, with
+/// fine-step RK4, so it is exact for the model up to ~1e-6. Solved by
+/// regula falsi (Illinois) on ln e(α) and memoized per restitution for the
+/// whole process (thread-safe).
 struct HertzDamping {
   double alpha = 0.0;
   double dimensionlessContactTime = 0.0;

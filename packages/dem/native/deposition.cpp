@@ -11,25 +11,38 @@ namespace peclet::dem {
 DepositReport Simulation::deposit(const DepositOptions& options, const std::atomic<bool>* cancel) {
   if (auto error = validateDepositOptions(options, options_)) throw DemError(*error);
   std::mt19937_64 engine(options.seed);
-  const std::vector<double> radii = drawRadii(options.radius, options.count, engine);
+  const std::vector<double> radii = drawRadii(options.radius, options.count, engine, cancel);
+  if (radii.empty()) {
+    DepositReport cancelled;
+    cancelled.stepping.status = StepStatus::Cancelled;
+    return cancelled;
+  }
 
-  Box region = options_.box;
+  // Everything in the kernel's coordinates, relative to box.min.
+  Box region = box_;
   if (!std::isnan(options.regionBottom)) {
-    region.min[2] = options.regionBottom;
+    region.min[2] = options.regionBottom - options_.box.min[2];
   } else {
     // Just above the highest sphere of the existing bed.
     for (std::size_t i = 0; i < count_; ++i) region.min[2] = std::max(region.min[2], x_[3 * i + 2] + radius_[i]);
   }
-  if (!std::isnan(options.regionTop)) region.max[2] = options.regionTop;
+  if (!std::isnan(options.regionTop)) region.max[2] = options.regionTop - options_.box.min[2];
   if (!(region.max[2] > region.min[2]))
     throw DemError(
         {ErrorKind::Range, "regionTop", -1, "the insertion region is empty: its top must lie above its bottom"});
 
   std::vector<double> positions;
   const Obstacles obstacles{x_.data(), radius_.data(), count_};
-  if (auto error = randomSequentialInsertion(radii, options_.box, options_.periodic, region, obstacles,
-                                             options.maxAttemptsPerSphere, engine, positions))
+  bool insertionCancelled = false;
+  if (auto error =
+          randomSequentialInsertion(radii, box_, options_.periodic, region, obstacles, options.maxAttemptsPerSphere,
+                                    engine, positions, cancel, &insertionCancelled))
     throw DemError(*error);
+  if (insertionCancelled) {
+    DepositReport cancelled;
+    cancelled.stepping.status = StepStatus::Cancelled;
+    return cancelled;
+  }
 
   SphereBatch batch;
   batch.positions = positions.data();
@@ -37,7 +50,21 @@ DepositReport Simulation::deposit(const DepositOptions& options, const std::atom
   batch.radii = radii.data();
   batch.radiiLength = radii.size();
   batch.density = options.density;
-  addSpheres(batch);
+  // All or nothing: a failure while adding or settling (allocation) puts
+  // back the simulation as it was. The copy costs about the state's size.
+  Simulation saved(*this);
+  try {
+    return settle(options, batch, positions.data(), cancel);
+  } catch (...) {
+    *this = std::move(saved);
+    throw;
+  }
+}
+
+DepositReport Simulation::settle(const DepositOptions& options, const SphereBatch& batch, const double* positions,
+                                 const std::atomic<bool>* cancel) {
+  const std::vector<double> radii(batch.radii, batch.radii + batch.radiiLength);
+  addLocalSpheres(batch, positions);
 
   double threshold = options.kineticEnergyThreshold;
   if (std::isnan(threshold)) {
@@ -62,6 +89,8 @@ DepositReport Simulation::deposit(const DepositOptions& options, const std::atom
     report.stepping.clampedSpheres += stepping.clampedSpheres;
     if (report.stepping.firstClampedSphere < 0) report.stepping.firstClampedSphere = stepping.firstClampedSphere;
     report.stepping.status = stepping.status;
+    report.stepping.divergedSphere = stepping.divergedSphere;
+    report.stepping.diagnosis = stepping.diagnosis;
     if (stepping.status != StepStatus::Done) break;
     report.kineticEnergyPerSphere = translationalKineticEnergy() / double(count_);
     if (report.kineticEnergyPerSphere < threshold) {

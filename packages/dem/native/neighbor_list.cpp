@@ -8,12 +8,11 @@ namespace peclet::dem::detail {
 std::size_t CellGrid::cellOf(const double* x) const {
   std::size_t index[3];
   for (int a = 0; a < 3; ++a) {
-    const double t = (x[a] - origin[a]) / cellSize[a];
-    long c = static_cast<long>(std::floor(t));
-    // NaN or far-outside values land in the edge cells; never out of range.
-    if (!(t >= 0.0)) c = 0;
-    if (c >= static_cast<long>(cells[a])) c = static_cast<long>(cells[a]) - 1;
-    index[a] = static_cast<std::size_t>(c);
+    const double t = std::floor((x[a] - origin[a]) / cellSize[a]);
+    // NaN or far-outside values land in the edge cells, clamped as doubles
+    // before any conversion; never out of range.
+    const double last = double(cells[a] - 1);
+    index[a] = !(t >= 0.0) ? 0 : t >= last ? cells[a] - 1 : static_cast<std::size_t>(t);
   }
   return (index[2] * cells[1] + index[1]) * cells[0] + index[0];
 }
@@ -25,13 +24,18 @@ bool CellGrid::setup(const Box& box, const std::array<bool, 3>& periodicAxes, do
     length[a] = box.max[a] - box.min[a];
   }
   // Never let the grid outgrow the spheres by much: coarsen the cells of a
-  // sparse box instead of allocating millions of empty ones.
+  // sparse box instead of allocating millions of empty ones. The cap also
+  // keeps every cell and stencil index within 32 bits. All of it in doubles
+  // so that no user number can overflow an integer.
+  const double maxCells = std::min(std::max(64.0, 4.0 * double(sphereCount)), 134217728.0);  // 2^27
   double edge = cutoff;
-  const double maxCells = std::max<double>(64.0, 4.0 * double(sphereCount));
-  while ((length[0] / edge) * (length[1] / edge) * (length[2] / edge) > maxCells) edge *= 1.25;
+  const double fit = std::cbrt(length[0]) * std::cbrt(length[1]) * std::cbrt(length[2]) / std::cbrt(maxCells);
+  if (edge < fit) edge = fit;
+  auto cellsAlong = [&](int a) { return std::max(1.0, std::floor(length[a] / edge)); };
+  while (cellsAlong(0) * cellsAlong(1) * cellsAlong(2) > maxCells) edge *= 1.25;
   bool ok = true;
   for (int a = 0; a < 3; ++a) {
-    cells[a] = std::max<std::size_t>(1, static_cast<std::size_t>(length[a] / edge));
+    cells[a] = static_cast<std::size_t>(cellsAlong(a));
     // A periodic axis needs 3 cells so that no pair is listed twice.
     if (periodic[a] && cells[a] < 3) {
       if (length[a] >= 3.0 * cutoff)

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "parallel.hpp"
 #include "vec3.hpp"
@@ -156,12 +157,23 @@ enum class StepStatus {
   /// The cancellation flag was seen between two steps.
   Cancelled,
   /// A position or velocity became NaN/inf (time step far too large or
-  /// inputs inconsistent); stepping stopped at the step where it was seen.
+  /// inputs inconsistent); stepping stopped at the step where it was seen and
+  /// the state was restored to what it was at the start of the call.
   Diverged,
+};
+
+/// Optional early stop of `Simulation::step`: every `checkInterval` steps,
+/// stop once the mean translational kinetic energy per sphere is below
+/// `threshold` (J).
+struct SettleCheck {
+  double threshold = 0.0;
+  std::size_t checkInterval = 0;
 };
 
 struct StepReport {
   StepStatus status = StepStatus::Done;
+  /// With a SettleCheck: whether stepping stopped because the threshold was reached.
+  bool settled = false;
   /// Steps completed in this call.
   std::size_t steps = 0;
   /// Times a sphere centre was found outside the box on a non-periodic axis
@@ -170,6 +182,12 @@ struct StepReport {
   std::size_t clampedSpheres = 0;
   /// User index of the first clamped sphere, or -1.
   std::ptrdiff_t firstClampedSphere = -1;
+  /// Diverged only: the first sphere (user index) found non-finite, and a
+  /// sentence naming the likely cause, judged from the state at the start of
+  /// the call (deep overlap, a speed too high for the time step, or a time
+  /// step above the stability limit for the speeds present).
+  std::ptrdiff_t divergedSphere = -1;
+  std::string diagnosis;
 };
 
 struct DepositReport {

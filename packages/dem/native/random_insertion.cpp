@@ -12,9 +12,12 @@ double standardNormal(std::mt19937_64& engine) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
 }
 
-std::vector<double> drawRadii(const RadiusDistribution& d, std::size_t count, std::mt19937_64& engine) {
+std::vector<double> drawRadii(const RadiusDistribution& d, std::size_t count, std::mt19937_64& engine,
+                              const std::atomic<bool>* cancel) {
   std::vector<double> radii(count);
+  std::size_t drawn = 0;
   for (double& r : radii) {
+    if ((++drawn & 4095) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) return {};
     switch (d.kind) {
       case RadiusDistributionKind::Fixed:
         r = d.radius;
@@ -45,9 +48,10 @@ struct InsertionGrid {
   std::vector<double> position, radius;
 
   long cellCoordinate(int a, double x) const {
-    long c = long(std::floor((x - origin[a]) / cellSize[a]));
-    if (wrap[a]) c = ((c % cells[a]) + cells[a]) % cells[a];
-    return std::clamp(c, 0L, cells[a] - 1);
+    double t = std::floor((x - origin[a]) / cellSize[a]);
+    if (wrap[a]) t -= double(cells[a]) * std::floor(t / double(cells[a]));
+    // Clamped as a double first: a far-off or NaN coordinate never overflows the conversion.
+    return !(t >= 0.0) ? 0L : t >= double(cells[a] - 1) ? cells[a] - 1 : long(t);
   }
   void insert(const double* x, double r) {
     const long id = long(radius.size());
@@ -95,23 +99,34 @@ struct InsertionGrid {
 std::optional<ValidationError> randomSequentialInsertion(const std::vector<double>& radii, const Box& box,
                                                          const std::array<bool, 3>& periodic, const Box& region,
                                                          const Obstacles& obstacles, std::size_t maxAttempts,
-                                                         std::mt19937_64& engine, std::vector<double>& positions) {
+                                                         std::mt19937_64& engine, std::vector<double>& positions,
+                                                         const std::atomic<bool>* cancel, bool* cancelled) {
   double maxRadius = 0.0;
   for (double r : radii) maxRadius = std::max(maxRadius, r);
   for (std::size_t i = 0; i < obstacles.count; ++i) maxRadius = std::max(maxRadius, obstacles.radii[i]);
   InsertionGrid grid;
   std::array<bool, 3> spans{};
   const double edge = 2.0 * maxRadius;
+  // At most about 4 cells per sphere (never 2^30 empty ones for a huge
+  // sparse region), counted in doubles so that no user number overflows.
+  const double maxCells = std::min(std::max(64.0, 4.0 * double(radii.size() + obstacles.count)), 67108864.0);
+  double cellsAlong[3];
   for (int a = 0; a < 3; ++a) {
     // A periodic axis wraps only when the region covers it entirely.
     spans[a] = periodic[a] && region.min[a] <= box.min[a] && region.max[a] >= box.max[a];
     grid.wrap[a] = spans[a];
     grid.origin[a] = spans[a] ? box.min[a] : region.min[a] - edge;
     grid.length[a] = spans[a] ? box.max[a] - box.min[a] : region.max[a] - region.min[a] + 2 * edge;
-    grid.cells[a] = std::max(1L, long(grid.length[a] / edge));
-    // Keep the grid modest for huge sparse regions.
-    grid.cells[a] = std::min(grid.cells[a], 1024L);
-    if (spans[a] && grid.cells[a] < 3) grid.wrap[a] = true;
+    cellsAlong[a] = std::max(1.0, std::floor(grid.length[a] / edge));
+    if (!std::isfinite(cellsAlong[a])) cellsAlong[a] = maxCells;
+  }
+  double shrink = 1.0;
+  while (std::max(1.0, std::floor(cellsAlong[0] / shrink)) * std::max(1.0, std::floor(cellsAlong[1] / shrink)) *
+             std::max(1.0, std::floor(cellsAlong[2] / shrink)) >
+         maxCells)
+    shrink *= 1.25;
+  for (int a = 0; a < 3; ++a) {
+    grid.cells[a] = long(std::max(1.0, std::floor(cellsAlong[a] / shrink)));
     grid.cellSize[a] = grid.length[a] / double(grid.cells[a]);
   }
   grid.head.assign(std::size_t(grid.cells[0] * grid.cells[1] * grid.cells[2]), -1);
@@ -126,6 +141,7 @@ std::optional<ValidationError> randomSequentialInsertion(const std::vector<doubl
     if (near) grid.insert(x, obstacles.radii[i]);
   }
   positions.assign(3 * radii.size(), 0.0);
+  std::size_t trials = 0;
   for (std::size_t i = 0; i < radii.size(); ++i) {
     const double r = radii[i];
     double lo[3], hi[3];
@@ -142,6 +158,10 @@ std::optional<ValidationError> randomSequentialInsertion(const std::vector<doubl
     bool placed = false;
     if (lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2])
       for (std::size_t attempt = 0; attempt < maxAttempts && !placed; ++attempt) {
+        if ((++trials & 1023) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+          if (cancelled != nullptr) *cancelled = true;
+          return std::nullopt;
+        }
         double* x = &positions[3 * i];
         for (int a = 0; a < 3; ++a) x[a] = lo[a] + (hi[a] - lo[a]) * uniform01(engine);
         if (!grid.overlaps(x, r)) {

@@ -3,6 +3,7 @@
 /// Random sequential insertion of non-overlapping spheres, and the portable
 /// random transforms used by `deposit`.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -22,7 +23,9 @@ inline double uniform01(std::mt19937_64& engine) { return double(engine() >> 11)
 double standardNormal(std::mt19937_64& engine);
 
 /// Draws `count` radii from `distribution` (see `RadiusDistributionKind`).
-std::vector<double> drawRadii(const RadiusDistribution& distribution, std::size_t count, std::mt19937_64& engine);
+/// Reads `cancel` every 4096 radii; returns no radii once it is set.
+std::vector<double> drawRadii(const RadiusDistribution& distribution, std::size_t count, std::mt19937_64& engine,
+                              const std::atomic<bool>* cancel = nullptr);
 
 /// Spheres already present that new spheres must not overlap.
 struct Obstacles {
@@ -37,10 +40,13 @@ struct Obstacles {
 /// there), rejecting trials that overlap an obstacle or an earlier sphere.
 /// Writes 3N centres to `positions`. Returns an error (argument "count",
 /// index = first sphere that could not be placed) after `maxAttempts`
-/// consecutive rejections for one sphere.
+/// consecutive rejections for one sphere. Reads `cancel` every 1024 trials;
+/// once it is set, stops and sets `*cancelled` (positions are then partial).
 std::optional<ValidationError> randomSequentialInsertion(const std::vector<double>& radii, const Box& box,
                                                          const std::array<bool, 3>& periodic, const Box& region,
                                                          const Obstacles& obstacles, std::size_t maxAttempts,
-                                                         std::mt19937_64& engine, std::vector<double>& positions);
+                                                         std::mt19937_64& engine, std::vector<double>& positions,
+                                                         const std::atomic<bool>* cancel = nullptr,
+                                                         bool* cancelled = nullptr);
 
 }  // namespace peclet::dem

@@ -45,10 +45,27 @@
 /// face, its outward velocity zeroed, and the event is counted in
 /// `StepReport`; a NaN/inf state stops stepping with `StepStatus::Diverged`.
 /// Nothing ever indexes outside the kernel's arrays.
+///
+/// Coordinates: the kernel stores centres relative to `box.min` (the box is
+/// [0, L] inside), so the dynamics are the same wherever the box lies; the
+/// user-facing positions array and every input (positions, regions) are
+/// translated at the boundary. A box whose coordinates cannot resolve the
+/// smallest sphere (ulp of the largest |coordinate| above 1e-3 × the smallest
+/// radius) is refused.
+///
+/// Failure atomicity: every public mutating call either completes or leaves
+/// the simulation exactly as it was. `addSpheres` and `deposit` are
+/// all-or-nothing (allocation failure included: `std::bad_alloc` propagates
+/// with the state unchanged). `step` snapshots the dynamic state at its start
+/// (a copy of the working arrays and neighbour lists, reusing its capacity
+/// from call to call) and restores it when the step diverges or throws; a
+/// host that advances in slices (the Node binding's async run) therefore
+/// finds, after a diverged slice, the state at the start of that slice.
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "contact_law.hpp"
@@ -72,16 +89,22 @@ class Simulation {
 
   /// Advances `steps` time steps. `cancel`, when given, is read between steps;
   /// once it is true the call returns `StepStatus::Cancelled` with the state
-  /// at a whole step. Allocates only when a neighbour list outgrows its
-  /// capacity (rare after the first rebuilds).
-  StepReport step(std::size_t steps, const std::atomic<bool>* cancel = nullptr);
+  /// at a whole step. On divergence the state is restored to the start of
+  /// the call and the report carries a diagnosis. Allocates the snapshot on
+  /// the first call, then only when a neighbour list outgrows its capacity.
+  /// With `settle`, also stops once settled (checked every checkInterval
+  /// steps, the same arithmetic as separate calls of checkInterval steps),
+  /// so a divergence anywhere restores the state at the start of this call.
+  StepReport step(std::size_t steps, const std::atomic<bool>* cancel = nullptr, const SettleCheck* settle = nullptr);
 
   /// Inserts `options.count` spheres without overlap by random sequential
   /// insertion in the region above the bed, then steps until the mean
   /// translational kinetic energy per sphere falls below the threshold (or
   /// `maxSteps`, or cancel).
   /// Throws `DemError` (argument "count") when the spheres cannot be placed;
-  /// nothing is added in that case.
+  /// nothing is added in that case. Insertion polls `cancel` every 1024
+  /// trials (a cancelled insertion adds nothing and reports Cancelled). Any
+  /// exception leaves the simulation as it was before the call.
   DepositReport deposit(const DepositOptions& options, const std::atomic<bool>* cancel = nullptr);
 
   /// Number of spheres N.
@@ -132,28 +155,52 @@ class Simulation {
   std::uint64_t rebuildCount() const { return rebuilds_; }
   const SimulationOptions& options() const { return options_; }
 
+  /// Rough bytes the kernel holds per sphere (working, user-order, scratch
+  /// and snapshot arrays plus ~8 neighbour pairs in two list generations),
+  /// for refusing a sphere count up front.
+  static constexpr double kBytesPerSphere = 1600.0;
+
  private:
   struct ChunkTally;
 
   void runParallel(const ParallelBody& body) const;
+  /// Adds spheres whose centres are already relative to box.min.
+  void addLocalSpheres(const SphereBatch& batch, const double* localPositions);
+  /// Rebuilds the cell order and neighbour lists. Strong exception safety:
+  /// everything that allocates happens before the first visible change.
   void rebuild();
+  /// Copies / restores the dynamic state for step()'s failure atomicity.
+  void saveSnapshot();
+  void restoreSnapshot() noexcept;
+  /// The likely cause of a divergence of user sphere `sphere` at `stepOfCall`,
+  /// judged from the (restored) state at the start of the call.
+  std::string diagnoseDivergence(std::ptrdiff_t sphere, std::size_t stepOfCall) const;
   void computePairForces();
   void finishStep(bool advanceNext, double kickFraction, std::vector<ChunkTally>& tallies);
   void kickAndDrift(std::vector<ChunkTally>& tallies);
   /// Drifts sphere i by dt·v, tracks its displacement since the last build and clamps it to the box.
   void drift(std::size_t i, ChunkTally& tally);
-  void syncUserArrays();
-  void partitionChunks();
+  /// Copies the working arrays to the user-order ones; `parallel` false runs
+  /// serially and cannot throw.
+  void syncUserArrays(bool parallel);
+  /// deposit()'s second half: adds the placed spheres and steps until settled.
+  DepositReport settle(const DepositOptions& options, const SphereBatch& batch, const double* localPositions,
+                       const std::atomic<bool>* cancel);
+  /// Throws DemError (positions) when a new centre equals another one.
+  void checkCoincident(const std::vector<double>& localPositions, std::size_t added) const;
   template <bool Friction, ContactModelKind Model>
   void pairForcesChunk(detail::PairChunk& chunk);
   template <ContactModelKind Model>
   void wallForces(std::size_t i, double* force, double* torque);
 
   SimulationOptions options_;
+  /// The box relative to its own min corner: [0, L] on each axis.
+  Box box_;
   ContactLaw law_;
   TimestepReport timestep_;
   double dt_ = 0.0;
   double skin_ = 0.0;
+  double impactSpeed_ = 0.0;  // speed the contact time was quoted at (m/s)
   double time_ = 0.0;
   std::uint64_t stepCount_ = 0;
   std::uint64_t rebuilds_ = 0;
@@ -177,7 +224,22 @@ class Simulation {
   std::vector<detail::PairChunk> chunks_;
   detail::ShearHistory history_;
   std::vector<std::uint32_t> cellStart_, cellOfSphere_, order_, oldToNew_, scratchIndex_;
-  std::vector<double> scratch_;
+  std::vector<double> scratch_, scratchNarrow_, scratchWall_;  // 3N, N, wall springs
+  // Rebuild's new order of positions and radii, and the lists under
+  // construction: swapped in only once the build succeeded.
+  std::vector<double> sortedX_, sortedRadius_;
+  std::vector<detail::PairChunk> spareChunks_;
+
+  // step()'s snapshot of the dynamic state.
+  struct Snapshot {
+    std::vector<double> x, v, omega, f, t, predictedV, predictedOmega, xAtBuild, radius, mass, inverseMass,
+        inverseInertia, wallShear;
+    std::vector<std::uint32_t> userIndex;
+    std::vector<detail::PairChunk> chunks;
+    double time = 0.0;
+    std::uint64_t stepCount = 0, rebuilds = 0;
+    bool listValid = false, forcesValid = false;
+  } snapshot_;
 
   // Arrays in user order.
   std::vector<double> userPositions_, userVelocities_, userAngularVelocities_, userForces_, userRadii_;

@@ -64,8 +64,7 @@ double Simulation::elasticEnergy() const {
   for (std::size_t i = 0; i < count_; ++i)
     for (int face : activeWalls_) {
       const int axis = face / 2;
-      const double gap =
-          face % 2 == 0 ? x_[3 * i + axis] - options_.box.min[axis] : options_.box.max[axis] - x_[3 * i + axis];
+      const double gap = face % 2 == 0 ? x_[3 * i + axis] - box_.min[axis] : box_.max[axis] - x_[3 * i + axis];
       if (gap < radius_[i]) energy += law_.normalElasticEnergy(radius_[i] - gap, radius_[i]);
     }
   return energy;
@@ -88,13 +87,16 @@ double Simulation::coordinationNumber() const {
   return 2.0 * double(pairs) / double(count_);
 }
 
-double Simulation::packingFraction(const Vec3& min, const Vec3& max) const {
+double Simulation::packingFraction(const Vec3& userMin, const Vec3& userMax) const {
   double boxVolume = 1.0;
+  Vec3 min, max;  // relative to box.min, as the kernel stores centres
   for (int a = 0; a < 3; ++a) {
-    if (!(max[a] > min[a])) return 0.0;
-    boxVolume *= max[a] - min[a];
+    if (!(userMax[a] > userMin[a])) return 0.0;
+    boxVolume *= userMax[a] - userMin[a];
+    min[a] = userMin[a] - options_.box.min[a];
+    max[a] = userMax[a] - options_.box.min[a];
   }
-  const Box& box = options_.box;
+  const Box& box = box_;
   double solid = 0.0;
   for (std::size_t i = 0; i < count_; ++i) {
     const double r = radius_[i];

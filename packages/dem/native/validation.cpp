@@ -36,6 +36,11 @@ std::optional<ValidationError> validateSimulationOptions(const SimulationOptions
                         std::string("box.max must exceed box.min on axis ") + axisName[a] + " (got " +
                             str(o.box.min[a]) + " .. " + str(o.box.max[a]) + ")",
                         a);
+    if (!std::isfinite(o.box.max[a] - o.box.min[a]))
+      return rangeError("box",
+                        std::string("box is too wide on axis ") + axisName[a] + ": max - min = " + str(o.box.min[a]) +
+                            " .. " + str(o.box.max[a]) + " overflows; rescale the units",
+                        a);
     if (!std::isfinite(o.gravity[a])) return rangeError("gravity", "gravity components must be finite", a);
   }
   const ContactOptions& c = o.contact;

@@ -10,6 +10,10 @@ export interface NativeAdvance {
   readonly firstClampedSphere: number;
   readonly settled: boolean;
   readonly kineticEnergyPerSphere: number;
+  /** With `diverged`: what the kernel found (the sphere, overlaps, speeds, the time step). */
+  readonly diagnosis?: string;
+  /** With `diverged`: the first sphere that became non-finite, or -1. */
+  readonly divergedSphere?: number;
 }
 
 /** @internal What the addon's deposit returns. */
@@ -26,7 +30,7 @@ export interface NativeTimestep {
   readonly automatic: boolean;
 }
 
-/** @internal The addon's Simulation object (arguments normalized by src/index.ts). */
+/** @internal The addon's Simulation object (arguments read by src/options.ts). */
 export interface NativeSimulation {
   readonly id: number;
   readonly released: boolean;

@@ -1,6 +1,7 @@
 #include "simulation_object.hpp"
 
 #include <cmath>
+#include <peclet/memory.hpp>
 #include <peclet/runtime.hpp>
 #include <string>
 #include <vector>
@@ -48,15 +49,29 @@ const dem::Vec3& vec(const double* p, dem::Vec3& out) {
   return out;
 }
 
-// A Float64Array argument (or absent), as a pointer and length the kernel reads.
-struct Float64View {
-  const double* data = nullptr;
-  std::size_t length = 0;
+// A Float64Array argument (or absent), copied into memory of our own before
+// anything looks at it: the array may be a view of this simulation's own
+// arrays (which move when they grow) or of a SharedArrayBuffer that another
+// thread writes, so it is validated and used only as this copy.
+struct Float64Copy {
+  std::vector<double> values;
+  bool present = false;
+  const double* data() const { return present ? values.data() : nullptr; }
+  std::size_t length() const { return values.size(); }
 };
-Float64View float64(Napi::Env env, const Napi::Value& value, const char* name, bool optional) {
-  if (optional && (value.IsUndefined() || value.IsNull())) return {};
+Float64Copy float64(Napi::Env env, const Napi::Value& value, const char* name, bool optional) {
+  Float64Copy copy;
+  if (optional && (value.IsUndefined() || value.IsNull())) return copy;
   Napi::Float64Array a = peclet::float64Array(env, value, name);
-  return {a.Data(), a.ElementLength()};
+  const std::size_t length = a.ElementLength();
+  peclet::ensureAllocatable(name, "a copy of " + std::to_string(length) + " numbers", 8.0 * double(length));
+  copy.values.resize(length);
+  // Element by element through a volatile read: a racing writer can change
+  // what we copy, never what we validate afterwards.
+  const volatile double* source = a.Data();
+  for (std::size_t i = 0; i < length; i++) copy.values[i] = source[i];
+  copy.present = true;
+  return copy;
 }
 
 const char* statusName(dem::StepStatus status) {
@@ -85,6 +100,10 @@ Napi::Object advanceResult(Napi::Env env, const AdvanceOutcome& outcome) {
   o.Set("firstClampedSphere", static_cast<double>(outcome.report.firstClampedSphere));
   o.Set("settled", outcome.settled);
   o.Set("kineticEnergyPerSphere", outcome.kineticEnergyPerSphere);
+  if (outcome.report.status == dem::StepStatus::Diverged) {
+    o.Set("diagnosis", outcome.report.diagnosis);
+    o.Set("divergedSphere", static_cast<double>(outcome.report.divergedSphere));
+  }
   return o;
 }
 
@@ -113,21 +132,11 @@ AdvanceOutcome SimulationState::advance(const AdvanceRequest& request, std::func
   AdvanceOutcome outcome;
   const std::size_t n = kernel->sphereCount();
   const bool check = request.threshold >= 0.0 && request.checkInterval > 0 && n > 0;
-  std::size_t taken = 0;
-  while (taken < request.steps) {
-    const std::size_t chunk = check ? std::min(request.checkInterval, request.steps - taken) : request.steps - taken;
-    const dem::StepReport r = kernel->step(chunk, &cancel);
-    taken += r.steps;
-    outcome.report.steps = taken;
-    outcome.report.status = r.status;
-    outcome.report.clampedSpheres += r.clampedSpheres;
-    if (outcome.report.firstClampedSphere < 0) outcome.report.firstClampedSphere = r.firstClampedSphere;
-    if (r.status != dem::StepStatus::Done) break;
-    if (check && kernel->translationalKineticEnergy() / double(n) < request.threshold) {
-      outcome.settled = true;
-      break;
-    }
-  }
+  // One kernel call, so that a divergence anywhere in it restores the state
+  // at the start of this call (the kernel checks the threshold in between).
+  const dem::SettleCheck settle{request.threshold, request.checkInterval};
+  outcome.report = kernel->step(request.steps, &cancel, check ? &settle : nullptr);
+  outcome.settled = outcome.report.settled;
   if (n > 0) outcome.kineticEnergyPerSphere = kernel->translationalKineticEnergy() / double(n);
   return outcome;
 }
@@ -186,6 +195,8 @@ Simulation::Simulation(const Napi::CallbackInfo& info) : peclet::Object<Simulati
     state->create(std::move(options));
   } catch (const dem::DemError& e) {
     throwInvalid(env, e.error());
+  } catch (...) {
+    peclet::throwAsJs(env, "new Simulation");  // the constructor has no method wrapper
   }
   state_ = std::move(state);
 }
@@ -207,25 +218,27 @@ void Simulation::ensureIdle(Napi::Env env, const char* what) const {
 Napi::Value Simulation::AddSpheres(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ensureIdle(env, "addSpheres");
-  Float64View positions = float64(env, info[0], "positions", false);
-  Float64View radii = float64(env, info[1], "radii", false);
-  Float64View velocities = float64(env, info[3], "velocities", true);
+  const Float64Copy positions = float64(env, info[0], "positions", false);
+  const Float64Copy radii = float64(env, info[1], "radii", false);
+  const Float64Copy velocities = float64(env, info[3], "velocities", true);
+  peclet::ensureAllocatable("radii", std::to_string(radii.length()) + " spheres",
+                            double(radii.length()) * dem::Simulation::kBytesPerSphere);
   dem::SphereBatch batch;
-  batch.positions = positions.data;
-  batch.positionsLength = positions.length;
-  batch.radii = radii.data;
-  batch.radiiLength = radii.length;
+  batch.positions = positions.data();
+  batch.positionsLength = positions.length();
+  batch.radii = radii.data();
+  batch.radiiLength = radii.length();
   batch.density = info[2].IsNumber() ? info[2].As<Napi::Number>().DoubleValue() : dem::kUnset;
-  batch.velocities = velocities.data;
-  batch.velocitiesLength = velocities.length;
+  batch.velocities = velocities.data();
+  batch.velocitiesLength = velocities.length();
   // The kernel's arrays may move: arrays handed out before are detached.
   detachExports(env);
+  // All or nothing: on any exception (allocation included, turned into a
+  // RangeError by the method wrapper) the kernel is as it was.
   try {
     state_->kernel->addSpheres(batch);
   } catch (const dem::DemError& e) {
     throwInvalid(env, e.error());
-  } catch (const std::bad_alloc&) {
-    throw Napi::RangeError::New(env, "addSpheres: out of memory for " + std::to_string(radii.length) + " spheres");
   }
   state_->account();
   return env.Undefined();
@@ -275,24 +288,30 @@ Napi::Value Simulation::Deposit(const Napi::CallbackInfo& info) {
   d.kineticEnergyThreshold = number(o, "kineticEnergyThreshold");
   d.checkInterval = count(number(o, "checkInterval"));
   d.maxSteps = count(number(o, "maxSteps"));
+  // Refused up front when the spheres (and the copy that makes the call
+  // all-or-nothing) cannot fit.
+  if (d.count >= 1 && d.count <= (std::size_t(1) << 30))
+    peclet::ensureAllocatable(
+        "count", std::to_string(d.count) + " spheres",
+        (double(d.count) + double(state_->kernel->sphereCount())) * dem::Simulation::kBytesPerSphere);
   auto& s = this->env();
   SimulationState& state = *state_;
   state.cancel = false;
   state.shouldStop = [&s, &state] { return state.dropped.load() || s.exiting(); };
+  struct Reset {
+    SimulationState& state;
+    ~Reset() {
+      state.shouldStop = nullptr;
+      state.account();
+    }
+  } reset{state};
   detachExports(env);
   dem::DepositReport report;
   try {
     report = state.kernel->deposit(d, &state.cancel);
   } catch (const dem::DemError& e) {
-    state.shouldStop = nullptr;
-    state.account();
     throwInvalid(env, e.error());
-  } catch (const std::bad_alloc&) {
-    state.shouldStop = nullptr;
-    throw Napi::RangeError::New(env, "deposit: out of memory for " + std::to_string(d.count) + " spheres");
   }
-  state.shouldStop = nullptr;
-  state.account();
   // The settling threshold that was used (the kernel's default when unset):
   // 1e-5 × mean mass × |g| × mean diameter of the inserted spheres.
   double threshold = d.kineticEnergyThreshold;
@@ -307,6 +326,7 @@ Napi::Value Simulation::Deposit(const Napi::CallbackInfo& info) {
     const double inserted = double(report.inserted);
     threshold = 1e-5 * (mass / inserted) * std::fabs(state.kernel->options().gravity[2]) * (diameter / inserted);
   }
+  if (report.inserted == 0) threshold = 0.0;  // cancelled before insertion
   AdvanceOutcome outcome{report.stepping, report.settled, report.kineticEnergyPerSphere};
   Napi::Object result = advanceResult(env, outcome);
   result.Set("inserted", static_cast<double>(report.inserted));
@@ -371,11 +391,11 @@ Napi::Value Simulation::CoordinationNumber(const Napi::CallbackInfo& info) {
 Napi::Value Simulation::PackingFraction(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ensureIdle(env, "packingFraction");
-  Float64View min = float64(env, info[0], "min", false), max = float64(env, info[1], "max", false);
-  if (min.length != 3 || max.length != 3)
+  const Float64Copy min = float64(env, info[0], "min", false), max = float64(env, info[1], "max", false);
+  if (min.length() != 3 || max.length() != 3)
     throw Napi::TypeError::New(env, "packingFraction: min and max must be [x, y, z]");
   dem::Vec3 a, b;
-  return Napi::Number::New(env, state_->kernel->packingFraction(vec(min.data, a), vec(max.data, b)));
+  return Napi::Number::New(env, state_->kernel->packingFraction(vec(min.data(), a), vec(max.data(), b)));
 }
 
 Napi::Value Simulation::Timestep(const Napi::CallbackInfo& info) {
