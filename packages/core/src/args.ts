@@ -250,6 +250,7 @@ export interface Float64ArrayShape {
 
 /** True when the typed array's buffer was detached (transferred, or released by its owner). */
 export function isDetached(view: ArrayBufferView): boolean {
+  if (!ArrayBuffer.isView(view)) fail('type', 'view', `must be a typed array or DataView, got ${describeValue(view)}`);
   const buffer = view.buffer as ArrayBuffer & { detached?: boolean };
   if (typeof buffer.detached === 'boolean') return buffer.detached;
   if (buffer.byteLength !== 0) return false;

@@ -68,13 +68,23 @@ class ThreadPool {
       epoch_++;
     }
     wake_.notify_all();
-    bool ok = runChunks(count, grain, body, 0, cancel, &job);
+    bool ok = true;
+    std::exception_ptr callerError;
+    try {
+      ok = runChunks(count, grain, body, 0, cancel, &job);
+    } catch (...) {
+      // The helpers must finish before the job (on this stack) and whatever
+      // the body touches go away: take no more chunks, wait, then rethrow.
+      callerError = std::current_exception();
+      job.next.store(count, std::memory_order_relaxed);
+    }
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // A helper that saw stop() never joins; the caller ran its chunks.
       done_.wait(lock, [&] { return job.finished == job.joined && (job.joined == job.helpers || stopping_); });
       job_ = nullptr;
     }
+    if (callerError) std::rethrow_exception(callerError);
     if (job.error) std::rethrow_exception(job.error);
     return ok && !job.cancelled;
   }
@@ -160,6 +170,7 @@ class ThreadPool {
         ok = runChunks(job->count, job->grain, *job->body, index, *job->cancel, job);
       } catch (...) {
         error = std::current_exception();
+        job->next.store(job->count, std::memory_order_relaxed);  // the others stop at their next chunk
       }
       lock.lock();
       if (!ok) job->cancelled = true;
