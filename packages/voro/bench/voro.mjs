@@ -3,6 +3,11 @@
 //   pnpm --filter @peclet/voro bench            # 1e5 and 1e6 points
 //   node bench/voro.mjs 100000                  # one size
 //
+// First, the cost of one small call (200 points, walled): ours is the median of many
+// `tessellate()` + `release()` through the public API (argument reading, copies, the object,
+// its arrays); voro++'s is the median of its own timer over as many runs of the harness
+// (container setup and every cell, without process start and file I/O).
+//
 // Ours is timed through the public API as `update()` of a tessellation that
 // was computed once before: its buffers are sized and touched, so first touch
 // of fresh memory (slow on these machines) stays out of the timed region.
@@ -20,6 +25,24 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 console.log(`@peclet/voro benchmark: random points in a unit cube, volume + neighbours (${cpus()[0]?.model ?? 'cpu'})`);
 console.log('first touch is outside the timed region (ours: update() of a warm tessellation; voro++: its own timer)');
+const smallPoints = randomPoints(200, 777);
+{
+  const calls = 400;
+  for (let i = 0; i < 50; i++) tessellate(smallPoints, { box }).release();
+  const ours = [];
+  for (let i = 0; i < calls; i++) {
+    const t0 = process.hrtime.bigint();
+    tessellate(smallPoints, { box }).release();
+    ours.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const theirs = [];
+  for (let i = 0; i < 41; i++) theirs.push(runReference(smallPoints, { box, results: false }).seconds * 1e3);
+  const a = median(ours);
+  const b = median(theirs);
+  console.log(
+    `small call, 200 points walled: ours ${a.toFixed(3)} ms (median of ${calls}), voro++ ${b.toFixed(3)} ms (median of ${theirs.length}), ratio ${(a / b).toFixed(2)}x`,
+  );
+}
 console.log(
   `${'points'.padStart(9)} ${'box'.padEnd(9)} ${'threads'.padStart(7)} ${'ours cells/s'.padStart(13)} ${'voro++ cells/s'.padStart(15)} ${'ratio'.padStart(7)} ${'bytes/cell'.padStart(11)}`,
 );

@@ -119,9 +119,15 @@ TEST(compute_reports_coincident_points_like_validate_input) {
       // update() after a good compute() checks the same way.
       std::vector<double> good = randomPoints(5000, box, 21);
       CHECK(t.compute(good.data(), good.size(), box, nullptr, 0, exec).status == Status::kOk);
+      const std::vector<double> volumes = t.cellVolumes();
+      const std::vector<std::int32_t> neighbors = t.neighbors();
       r = t.update(xyz.data(), exec);
       CHECK(r.status == Status::kInvalid && r.error.index == expected.index);
-      CHECK(t.pointCount() == 0);
+      // A refused update leaves the results as they were, and the object still usable.
+      CHECK(t.pointCount() == 5000);
+      CHECK(t.cellVolumes() == volumes && t.neighbors() == neighbors);
+      CHECK(t.update(good.data(), exec).status == Status::kOk);
+      CHECK(t.cellVolumes() == volumes);
     }
   }
 }

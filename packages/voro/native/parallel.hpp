@@ -29,9 +29,14 @@ struct Execution {
   unsigned workers = 1;
   /// Optional; when empty, all work runs on the calling thread as worker 0.
   ParallelFor parallelFor;
-  /// Optional; polled between chunks of cells. When it reads true the computation stops
-  /// and returns Status::Cancelled.
+  /// Optional; polled inside each cell's neighbour search, every ~1000 units of work (bins
+  /// visited, points tested, planes cut), so even one runaway cell stops within microseconds.
+  /// When it reads true the computation stops and returns Status::kCancelled.
   const std::atomic<bool>* cancel = nullptr;
+  /// Optional; polled with `cancel`, from any worker thread (so it must be thread-safe and
+  /// cheap): true stops the computation as `cancel` does. For a latch owned elsewhere (an
+  /// environment that is exiting, an async work that was cancelled).
+  std::function<bool()> shouldStop;
 };
 
 }  // namespace peclet::voro

@@ -68,36 +68,26 @@ void SpatialGrid::build(const double* wrapped, const double* radii, std::size_t 
       maxRadius_ = std::max(maxRadius_, radii[i]);
     }
   }
+}
 
-  // Search order: every offset within `reach` bins, nearest possible point first. Only
-  // rebuilt when the bin shape changes, as it does not depend on the points.
-  const int reach = 6;
-  if (reach == reach_ && shellBins_[0] == bins_[0] && shellBins_[1] == bins_[1] && shellBins_[2] == bins_[2] &&
-      shellSize_[0] == size_[0] && shellSize_[1] == size_[1] && shellSize_[2] == size_[2] &&
-      shellPeriodic_[0] == box.periodic[0] && shellPeriodic_[1] == box.periodic[1] &&
-      shellPeriodic_[2] == box.periodic[2])
-    return;
-  reach_ = reach;
-  for (int a = 0; a < 3; ++a) {
-    shellBins_[a] = bins_[a];
-    shellSize_[a] = size_[a];
-    shellPeriodic_[a] = box.periodic[a];
-  }
-  shells_.clear();
+std::vector<SpatialGrid::Offset> SpatialGrid::searchOrder(const int bins[3], const double size[3],
+                                                          const bool periodic[3]) {
+  std::vector<Offset> shells;
   int lim[3];
-  for (int a = 0; a < 3; ++a) lim[a] = box.periodic[a] ? reach : std::min(reach, bins_[a] - 1);
+  for (int a = 0; a < 3; ++a) lim[a] = periodic[a] ? kReach : std::min(kReach, bins[a] - 1);
+  shells.reserve(std::size_t(2 * lim[0] + 1) * (2 * lim[1] + 1) * (2 * lim[2] + 1));
   for (int dz = -lim[2]; dz <= lim[2]; ++dz)
     for (int dy = -lim[1]; dy <= lim[1]; ++dy)
       for (int dx = -lim[0]; dx <= lim[0]; ++dx) {
         const int d[3] = {dx, dy, dz};
         double lb = 0;
         for (int a = 0; a < 3; ++a) {
-          const double gap = std::max(std::abs(d[a]) - 1, 0) * size_[a];
+          const double gap = std::max(std::abs(d[a]) - 1, 0) * size[a];
           lb += gap * gap;
         }
-        shells_.push_back({dx, dy, dz, std::sqrt(lb)});
+        shells.push_back({dx, dy, dz, std::sqrt(lb)});
       }
-  std::sort(shells_.begin(), shells_.end(), [](const Offset& a, const Offset& b) {
+  std::sort(shells.begin(), shells.end(), [](const Offset& a, const Offset& b) {
     if (a.lowerBound != b.lowerBound) return a.lowerBound < b.lowerBound;
     const int na = a.dx * a.dx + a.dy * a.dy + a.dz * a.dz;
     const int nb = b.dx * b.dx + b.dy * b.dy + b.dz * b.dz;
@@ -106,6 +96,7 @@ void SpatialGrid::build(const double* wrapped, const double* radii, std::size_t 
     if (a.dy != b.dy) return a.dy < b.dy;
     return a.dx < b.dx;
   });
+  return shells;
 }
 
 }  // namespace peclet::voro

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "box.hpp"
@@ -39,16 +40,25 @@ class SpatialGrid {
   const double* entryPosition(std::size_t e) const { return &position_[3 * e]; }
   double entryRadius(std::size_t e) const { return radius_.empty() ? 0.0 : radius_[e]; }
 
-  /// Offsets within `shellReach()` bins per axis, sorted by lower bound.
-  const std::vector<Offset>& shells() const { return shells_; }
+  /// Offsets within `shellReach()` bins per axis, sorted by lower bound (set by setShells()).
+  const std::vector<Offset>& shells() const {
+    static const std::vector<Offset> kNone;
+    return shells_ ? *shells_ : kNone;
+  }
   /// Largest |offset| per axis that shells() covers; farther bins are searched layer by layer.
-  int shellReach() const { return reach_; }
+  static constexpr int shellReach() { return kReach; }
+  /// The search order for this grid's bin shape, from searchOrder(): it does not depend on the
+  /// points, so one table can serve every grid of that shape.
+  void setShells(std::shared_ptr<const std::vector<Offset>> shells) { shells_ = std::move(shells); }
+  /// Every offset within shellReach() bins per axis (fewer on walled axes with few bins),
+  /// nearest possible point first.
+  static std::vector<Offset> searchOrder(const int bins[3], const double size[3], const bool periodic[3]);
   double maxRadius() const { return maxRadius_; }
   /// Bytes held (capacity).
   std::size_t memoryBytes() const {
     return start_.capacity() * sizeof(std::size_t) + point_.capacity() * 4 + position_.capacity() * 8 +
-           radius_.capacity() * 8 + shells_.capacity() * sizeof(Offset) + cursor_.capacity() * sizeof(std::size_t) +
-           order_.capacity() * 4 + entry_.capacity() * 4;
+           radius_.capacity() * 8 + cursor_.capacity() * sizeof(std::size_t) + order_.capacity() * 4 +
+           entry_.capacity() * 4;
   }
 
  private:
@@ -59,14 +69,11 @@ class SpatialGrid {
   std::vector<std::int32_t> point_;
   std::vector<double> position_;
   std::vector<double> radius_;
-  std::vector<Offset> shells_;
+  static constexpr int kReach = 6;
+  std::shared_ptr<const std::vector<Offset>> shells_;
   std::vector<std::size_t> cursor_;
   std::vector<std::int32_t> order_;
   std::vector<std::int32_t> entry_;
-  bool shellPeriodic_[3] = {false, false, false};
-  int shellBins_[3] = {0, 0, 0};
-  double shellSize_[3] = {0, 0, 0};
-  int reach_ = 0;
   double maxRadius_ = 0;
 };
 

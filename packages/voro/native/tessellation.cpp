@@ -1,9 +1,17 @@
 #include "tessellation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <peclet/memory.hpp>
 #include <stdexcept>
+#include <string>
 
 #include "convex_cell.hpp"
 #include "spatial_grid.hpp"
@@ -32,6 +40,7 @@ struct alignas(64) ChunkFaces {
   std::vector<std::int32_t> faceStart;  // per cell of the chunk, + 1: local face offsets
   std::vector<std::int32_t> neighbor, image;
   std::vector<double> area;
+  std::vector<double> volume, centroid;  // per cell of the chunk (centroid: 3 per cell)
   std::vector<unsigned char> keep;
   std::vector<std::int32_t> kept;  // per cell: faces kept by the symmetry pass
   std::size_t defects = 0, empty = 0, removed = 0;
@@ -50,6 +59,7 @@ struct AxisStep {
 
 // Scratch of one worker, on cache lines of its own.
 struct alignas(64) WorkerScratch {
+  double lastRadius2 = 0;  // squared radius of the cell when its search stopped
   ConvexCell cell;
   std::vector<NearPlane> near;
   std::vector<std::uint64_t> order;  // near planes by distance: key bits, then index
@@ -65,21 +75,92 @@ inline std::uint32_t sortableKey(double value) {
   return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
 }
 
+// Work units (bins visited, points tested, planes cut) between two polls of cancellation
+// inside one cell's search: about 10 microseconds, so a runaway cell still stops promptly.
+constexpr std::size_t kPollInterval = 1024;
+
+// How one cell's search ended.
+enum class CellEnd { kDone, kStopped, kOverBudget };
+
+// Polling and budget shared by the workers of one pass.
+struct CellControl {
+  const std::atomic<bool>* cancel = nullptr;
+  const std::function<bool()>* shouldStop = nullptr;
+  std::atomic<bool>* abort = nullptr;  // raised by a worker that stops: the others stop too
+  std::size_t budget = std::numeric_limits<std::size_t>::max();
+
+  bool stopRequested() const {
+    if (abort != nullptr && abort->load(std::memory_order_relaxed)) return true;
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return true;
+    return shouldStop != nullptr && *shouldStop && (*shouldStop)();
+  }
+};
+
+// Power of two s with (largest width) * s in [1, 2): scaling by it is exact.
+double frameScale(const double length[3]) {
+  const double largest = std::max(length[0], std::max(length[1], length[2]));
+  return std::ldexp(1.0, -std::ilogb(largest));
+}
+
+// Search order of the precomputed shells, shared by every tessellation of the process with the
+// same bin shape (sorting ~2000 offsets costs more than a small tessellation).
+std::shared_ptr<const std::vector<SpatialGrid::Offset>> sharedShells(const int bins[3], const double size[3],
+                                                                     const bool periodic[3]) {
+  struct Entry {
+    int bins[3];
+    double size[3];
+    bool periodic[3];
+    std::shared_ptr<const std::vector<SpatialGrid::Offset>> shells;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> cache;  // most recent last; a few shapes at most
+  constexpr std::size_t kCacheSize = 8;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (std::size_t k = cache.size(); k-- > 0;) {
+    const Entry& e = cache[k];
+    bool same = true;
+    for (int a = 0; a < 3; ++a)
+      same = same && e.bins[a] == bins[a] && e.size[a] == size[a] && e.periodic[a] == periodic[a];
+    if (same) return e.shells;
+  }
+  auto shells =
+      std::make_shared<const std::vector<SpatialGrid::Offset>>(SpatialGrid::searchOrder(bins, size, periodic));
+  if (cache.size() == kCacheSize) cache.erase(cache.begin());
+  cache.push_back(
+      {{bins[0], bins[1], bins[2]}, {size[0], size[1], size[2]}, {periodic[0], periodic[1], periodic[2]}, shells});
+  return shells;
+}
+
 }  // namespace
 
-struct Tessellation::State {
-  Box box;
+// The inputs of one computation in the frame the geometry is computed in: positions relative
+// to the box's min corner, scaled by a power of two so that the largest width is about 1.
+// Two of these exist, the committed one and the next one: a call prepares the next and swaps
+// only once everything succeeded, so a call that fails leaves the object as it was.
+struct Geometry {
+  Box box;  // min 0, max = length, periodic flags as given
+  double length[3] = {1, 1, 1};
+  double scale = 1;      // frame = (position - userBox.min) * scale
+  double tolerance = 0;  // distance below which a vertex counts as on a plane (frame units)
   std::size_t count = 0;
   bool hasRadii = false;
-  bool valid = false;
-  double length[3] = {1, 1, 1};
-  double tolerance = 0;  // distance below which a vertex counts as on a plane
-
   std::vector<double> given;    // points as passed in (for the output frame)
-  std::vector<double> wrapped;  // points wrapped into the box (for the geometry)
-  std::vector<double> radii;
-  std::vector<std::uint32_t> validationOrder;
+  std::vector<double> wrapped;  // points in the frame, wrapped into the box
+  std::vector<double> radii;    // radii in the frame (times scale)
   SpatialGrid grid;
+
+  CellEnd buildCell(std::size_t i, WorkerScratch& scratch, const CellControl& control) const;
+  std::size_t memoryBytes() const {
+    return (given.capacity() + wrapped.capacity() + radii.capacity()) * sizeof(double) + grid.memoryBytes();
+  }
+};
+
+struct Tessellation::State {
+  Box userBox;  // as given
+  bool valid = false;
+  Geometry current, next;
+  std::vector<std::uint32_t> validationOrder;
+  std::vector<double> validationScratch, validationRadii;
 
   std::vector<std::unique_ptr<WorkerScratch>> workers;  // one per worker
   std::vector<ChunkFaces> chunks;
@@ -89,14 +170,15 @@ struct Tessellation::State {
   std::vector<std::int32_t> neighbors, images;
   TessellationStats stats;
 
-  void buildCell(std::size_t i, WorkerScratch& scratch) const;
-  Outcome run(const double* points, const Execution& execution);
+  Outcome prepare(const double* points, const Box& box, const double* radii, const Execution& execution);
+  Outcome run(const Execution& execution);
   void forEach(const Execution& execution, std::size_t count, const ParallelBody& body) const;
 };
 
 // Builds the cell of point i: start from the box, then cut by neighbours nearest bin first
-// until no unvisited bin can hold a point whose plane reaches the cell.
-void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const {
+// until no unvisited bin can hold a point whose plane reaches the cell. Polls `control`
+// every kPollInterval units of work and gives up past its budget.
+CellEnd Geometry::buildCell(std::size_t i, WorkerScratch& scratch, const CellControl& control) const {
   ConvexCell& cell = scratch.cell;
   std::vector<NearPlane>& near = scratch.near;
   const double* p = &wrapped[3 * i];
@@ -127,11 +209,12 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   cell.resetToBox(lo, hi, faceNeighbor, faceImage);
 
   const double ri = hasRadii ? radii[i] : 0.0;
-  const double ri2 = ri * ri;
   // A plane to a point at distance d is at (d^2 + ri^2 - rj^2) / (2d) from p; with
-  // rj <= maxRadius it cannot reach a cell of radius R once d^2 - 2Rd + a >= 0.
+  // rj <= maxRadius it cannot reach a cell of radius R once d^2 - 2Rd + a >= 0. Differences of
+  // squares are formed as (ri - rj)(ri + rj): equal radii give exactly 0 (the Voronoi planes),
+  // whatever their size, where ri^2 - rj^2 would keep only the rounding of two huge squares.
   const double gridMax = grid.maxRadius();
-  const double a = ri2 - gridMax * gridMax;
+  const double a = (ri - gridMax) * (ri + gridMax);
   double r2 = cell.maxRadiusSquared();
   auto stopDistance = [&](double radius2) {
     const double R = std::sqrt(radius2);
@@ -139,6 +222,20 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   };
   double stop = stopDistance(r2);
   bool emptied = false;
+
+  // Work done on this cell, and the end of its search when it stopped early.
+  std::size_t work = 0, nextPoll = kPollInterval;
+  CellEnd end = CellEnd::kDone;
+  auto spend = [&](std::size_t units) -> bool {
+    work += units;
+    if (work < nextPoll) return true;
+    nextPoll = work + kPollInterval;
+    if (work > control.budget)
+      end = CellEnd::kOverBudget;
+    else if (control.stopRequested())
+      end = CellEnd::kStopped;
+    return end == CellEnd::kDone;
+  };
 
   const int bx = grid.binOf(p[0], 0), by = grid.binOf(p[1], 1), bz = grid.binOf(p[2], 2);
   const int nb[3] = {grid.bins(0), grid.bins(1), grid.bins(2)};
@@ -170,10 +267,11 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
     for (int d = -reach; d <= reach; ++d) table[k * width + d + reach] = axisStep(k, d);
 
   // Clips by every point of a bin (or, with `collect`, queues them in `near`). Returns false
-  // once the cell is empty.
+  // once the cell is empty or the search must stop (`end`).
   bool collect = false;
   std::size_t nearCount = 0;
   auto visit = [&](int dx, int dy, int dz) -> bool {
+    if (!spend(1)) return false;
     AxisStep ax, ay, az;
     if (dx >= -reach && dx <= reach && dy >= -reach && dy <= reach && dz >= -reach && dz <= reach) {
       ax = table[dx + reach];
@@ -192,14 +290,19 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
     const std::size_t begin = grid.binStart(b), end = grid.binStart(b + 1);
     const std::int32_t image = shifted ? packImage(ax.shift, ay.shift, az.shift) : kNoImage;
     if (collect && near.size() < nearCount + (end - begin)) near.resize(2 * (nearCount + (end - begin)));
+    // A bin of a few points is paid for at once; a crowded one point by point, so that a
+    // cell whose bin holds a dense cluster still polls every kPollInterval points.
+    const bool crowded = end - begin > kPollInterval / 8;
+    if (!crowded && end > begin && !spend(end - begin)) return false;
     for (std::size_t e = begin; e < end; ++e) {
+      if (crowded && !spend(1)) return false;
       const std::int32_t j = grid.entryPoint(e);
       if (j == self && !shifted) continue;
       const double* q = grid.entryPosition(e);
       const double qx = q[0] + ox, qy = q[1] + oy, qz = q[2] + oz;
       const double q2 = qx * qx + qy * qy + qz * qz;
       const double rj = hasRadii ? grid.entryRadius(e) : 0.0;
-      const double c = 0.5 * (q2 + ri2 - rj * rj);
+      const double c = 0.5 * (q2 + (ri - rj) * (ri + rj));
       if (collect) {
         // Signed squared distance of the plane from p: sorts planes nearest first.
         // (Without radii c = q2 / 2, so this is q2 / 4: no division needed.)
@@ -214,10 +317,15 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
         r2 = cell.maxRadiusSquared();
         stop = stopDistance(r2);
       } else if (result == ConvexCell::Clip::kEmptied) {
+        emptied = true;
         return false;
       }
     }
     return true;
+  };
+  auto finished = [&]() {
+    scratch.lastRadius2 = r2;
+    return end;
   };
 
   // The bins touching p's bin hold the planes most likely to bound the cell. Cutting by them
@@ -226,7 +334,7 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   std::size_t next = 0;
   collect = true;
   for (; next < shells.size() && shells[next].lowerBound == 0; ++next)
-    visit(shells[next].dx, shells[next].dy, shells[next].dz);
+    if (!visit(shells[next].dx, shells[next].dy, shells[next].dz)) return finished();
   collect = false;
   // Only the nearest planes need an exact order; farther ones are mostly rejected by the
   // radius test whatever their order.
@@ -244,6 +352,7 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
   for (const std::uint64_t o : order) {
     const NearPlane& np = near[std::size_t(o & 0xffffffffu)];
     if (np.c > 0 && np.c * np.c >= np.q2 * r2) continue;
+    if (!spend(1)) return finished();
     const ConvexCell::Clip result =
         cell.clip(np.qx, np.qy, np.qz, np.c, tolerance * std::sqrt(np.q2), np.neighbor, np.image);
     if (result == ConvexCell::Clip::kCut) {
@@ -258,93 +367,216 @@ void Tessellation::State::buildCell(std::size_t i, WorkerScratch& scratch) const
     const SpatialGrid::Offset& o = shells[next];
     if (o.lowerBound >= stop) break;
     if (!visit(o.dx, o.dy, o.dz)) {
-      emptied = true;
+      if (end != CellEnd::kDone) return finished();
       break;
     }
   }
   // Beyond the precomputed offsets (sparse regions, large radii, tiny periodic boxes):
-  // search cube layers outward until no bin of a layer can matter.
+  // search cube layers outward until no bin of a layer can matter. Per axis, only offsets
+  // whose slab gap alone is below the stop distance are enumerated, so a long thin box does
+  // not visit every bin of a cube layer.
   for (int k = grid.shellReach() + 1; !emptied; ++k) {
-    double hmin = -1;
-    for (int ax = 0; ax < 3; ++ax)
-      if (box.periodic[ax] || k <= nb[ax] - 1) hmin = hmin < 0 ? h[ax] : std::min(hmin, h[ax]);
-    if (hmin < 0 || (k - 1) * hmin >= stop) break;
-    for (int dz = -k; dz <= k && !emptied; ++dz)
-      for (int dy = -k; dy <= k && !emptied; ++dy)
-        for (int dx = -k; dx <= k; ++dx) {
-          if (std::max(std::abs(dx), std::max(std::abs(dy), std::abs(dz))) != k) continue;
-          if (!visit(dx, dy, dz)) {
-            emptied = true;
-            break;
+    int limit[3];
+    bool any = false;
+    for (int ax = 0; ax < 3; ++ax) {
+      // |offset| = m on this axis is at least (m - 1) bin sides from p.
+      const double m = std::floor(stop / h[ax]) + 1;
+      limit[ax] = m < k ? static_cast<int>(m) : k;
+      if (!box.periodic[ax]) limit[ax] = std::min(limit[ax], nb[ax] - 1);
+      any = any || limit[ax] == k;
+    }
+    if (!any) break;
+    const int lx = limit[0], ly = limit[1], lz = limit[2];
+    for (int dz = -lz; dz <= lz && !emptied; ++dz)
+      for (int dy = -ly; dy <= ly && !emptied; ++dy) {
+        const bool onLayer = std::abs(dz) == k || std::abs(dy) == k;
+        if (onLayer) {
+          for (int dx = -lx; dx <= lx; ++dx)
+            if (!visit(dx, dy, dz)) {
+              if (end != CellEnd::kDone) return finished();
+              break;
+            }
+        } else if (lx == k) {
+          if (!visit(-k, dy, dz) || !visit(k, dy, dz)) {
+            if (end != CellEnd::kDone) return finished();
           }
         }
+      }
   }
+  return finished();
 }
 
 void Tessellation::State::forEach(const Execution& execution, std::size_t n, const ParallelBody& body) const {
   if (n == 0) return;
-  if (execution.parallelFor && execution.workers > 1)
+  if (execution.parallelFor && execution.workers > 1 && n > 1)
     execution.parallelFor(n, body);
   else
     body(0, n, 0);
 }
 
-Outcome Tessellation::State::run(const double* points, const Execution& execution) {
-  valid = false;
-  Outcome outcome;
-  const std::size_t n3 = 3 * count;
-  given.assign(points, points + n3);
-  for (int a = 0; a < 3; ++a) length[a] = box.max[a] - box.min[a];
-  const double spacing = std::cbrt(length[0] * length[1] * length[2] / double(count));
-  double far = 0;
-  for (int a = 0; a < 3; ++a) far = std::max(far, std::max(std::abs(box.min[a]), std::abs(box.max[a])));
-  // Rounding of relative positions scales with the coordinates' magnitude; geometry within
-  // a cell scales with the spacing.
-  tolerance = 1e-11 * spacing + 1e-14 * far;
+namespace {
 
-  grid.build(wrapped.data(), hasRadii ? radii.data() : nullptr, count, box, kPointsPerBin);
+// Bytes a tessellation of n points holds, about (measured: ~600 per point for random points,
+// plus the second set of inputs a call prepares before committing); checked before anything
+// is allocated so that a huge count is refused instead of failing half-way.
+constexpr double kBytesPerPoint = 1000.0;
 
-  // Coincident points (the last input check) share a bin: compare within bins in parallel,
-  // and on a hit let validateInput produce its exact report.
-  {
-    const std::size_t bins = std::size_t(grid.bins(0)) * grid.bins(1) * grid.bins(2);
-    constexpr std::size_t kChunkBins = 4096;
-    std::atomic<bool> coincident{false};
-    forEach(execution, (bins + kChunkBins - 1) / kChunkBins, [&](std::size_t begin, std::size_t end, unsigned) {
-      for (std::size_t b = begin * kChunkBins; b < std::min(bins, end * kChunkBins); ++b)
-        for (std::size_t e = grid.binStart(b); e < grid.binStart(b + 1); ++e)
-          for (std::size_t f = e + 1; f < grid.binStart(b + 1); ++f) {
-            const double *p = grid.entryPosition(e), *q = grid.entryPosition(f);
-            if (p[0] == q[0] && p[1] == q[1] && p[2] == q[2]) coincident.store(true, std::memory_order_relaxed);
-          }
-    });
-    if (coincident.load()) {
-      outcome.error =
-          validateInput(points, n3, box, hasRadii ? radii.data() : nullptr, count, wrapped, validationOrder);
-      if (outcome.error) {
-        outcome.status = Status::kInvalid;
-        return outcome;
-      }
+// The first coincident pair in frame positions `w` (sorted lexicographically; ties by index so
+// the report does not depend on the sort), or no error.
+ValidationError findCoincident(const std::vector<double>& w, std::size_t n, std::vector<std::uint32_t>& order) {
+  order.resize(n);
+  for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::uint32_t>(k);
+  const double* x = w.data();
+  std::sort(order.begin(), order.end(), [x](std::uint32_t p, std::uint32_t q) {
+    const double* a = x + 3 * std::size_t(p);
+    const double* b = x + 3 * std::size_t(q);
+    if (a[0] != b[0]) return a[0] < b[0];
+    if (a[1] != b[1]) return a[1] < b[1];
+    if (a[2] != b[2]) return a[2] < b[2];
+    return p < q;
+  });
+  std::int64_t worst = -1;
+  std::size_t other = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    const double* a = x + 3 * std::size_t(order[k - 1]);
+    const double* b = x + 3 * std::size_t(order[k]);
+    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && (worst < 0 || order[k] < worst)) {
+      worst = order[k];
+      other = order[k - 1];
     }
   }
+  ValidationError e;
+  if (worst < 0) return e;
+  e.kind = ErrorKind::kRange;
+  e.argument = "points";
+  e.index = worst;
+  e.message = "point " + std::to_string(worst) + " coincides with point " + std::to_string(other);
+  return e;
+}
 
+std::string shortNumber(double v) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%.3g", v);
+  return out;
+}
+
+}  // namespace
+
+// Validates the inputs and lays them out in `next` (frame positions, grid), looking for
+// coincident points there. Touches nothing the committed results use.
+Outcome Tessellation::State::prepare(const double* points, const Box& box, const double* radii,
+                                     const Execution& execution) {
+  Outcome outcome;
+  Geometry& g = next;
+  const std::size_t n3 = 3 * g.count;
+  g.given.assign(points, points + n3);
+  g.box.periodic[0] = box.periodic[0];
+  g.box.periodic[1] = box.periodic[1];
+  g.box.periodic[2] = box.periodic[2];
+  double width[3];
+  for (int a = 0; a < 3; ++a) width[a] = box.max[a] - box.min[a];
+  g.scale = frameScale(width);
+  for (int a = 0; a < 3; ++a) {
+    g.length[a] = width[a] * g.scale;
+    g.box.min[a] = 0;
+    g.box.max[a] = g.length[a];
+  }
+  // Frame positions: relative to the min corner first (so far-off boxes lose nothing), then
+  // wrapped on periodic axes, then scaled exactly.
+  g.wrapped.resize(n3);
+  for (std::size_t k = 0; k < n3; ++k) {
+    const int a = static_cast<int>(k % 3);
+    double r = points[k] - box.min[a];
+    if (box.periodic[a]) {
+      if (r < 0 || r >= width[a]) r -= width[a] * std::floor(r / width[a]);
+      if (r >= width[a]) r -= width[a];
+      if (r < 0) r = 0;
+    } else {
+      r = std::min(std::max(r, 0.0), width[a]);
+    }
+    g.wrapped[k] = r * g.scale;
+  }
+  if (g.hasRadii) {
+    g.radii.resize(g.count);
+    for (std::size_t i = 0; i < g.count; ++i) g.radii[i] = radii[i] * g.scale;
+  } else {
+    g.radii.clear();
+  }
+  const double spacing = std::cbrt(g.length[0] * g.length[1] * g.length[2] / double(g.count));
+  const double largest = std::max(g.length[0], std::max(g.length[1], g.length[2]));
+  // Rounding of frame positions scales with the box's largest width; geometry within a cell
+  // scales with the spacing.
+  g.tolerance = 1e-11 * spacing + 1e-14 * largest;
+
+  g.grid.build(g.wrapped.data(), g.hasRadii ? g.radii.data() : nullptr, g.count, g.box, kPointsPerBin);
+  int bins[3];
+  double size[3];
+  for (int a = 0; a < 3; ++a) {
+    bins[a] = g.grid.bins(a);
+    size[a] = g.grid.binSize(a);
+  }
+  g.grid.setShells(sharedShells(bins, size, g.box.periodic));
+
+  // Coincident points (the last input check) share a bin: compare within bins in parallel,
+  // and on a hit find the exact pair. Pairs within a bin cost its count squared: when points
+  // crowd into a few bins (a dense cluster in a large box), sort them all instead.
+  const std::size_t binCount = std::size_t(bins[0]) * bins[1] * bins[2];
+  std::size_t crowded = 0;
+  for (std::size_t b = 0; b < binCount; ++b) crowded = std::max(crowded, g.grid.binStart(b + 1) - g.grid.binStart(b));
+  if (crowded > 64) {
+    outcome.error = findCoincident(g.wrapped, g.count, validationOrder);
+    if (outcome.error) outcome.status = Status::kInvalid;
+    return outcome;
+  }
+  constexpr std::size_t kChunkBins = 4096;
+  std::atomic<bool> coincident{false};
+  forEach(execution, (binCount + kChunkBins - 1) / kChunkBins, [&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t b = begin * kChunkBins; b < std::min(binCount, end * kChunkBins); ++b)
+      for (std::size_t e = g.grid.binStart(b); e < g.grid.binStart(b + 1); ++e)
+        for (std::size_t f = e + 1; f < g.grid.binStart(b + 1); ++f) {
+          const double *p = g.grid.entryPosition(e), *q = g.grid.entryPosition(f);
+          if (p[0] == q[0] && p[1] == q[1] && p[2] == q[2]) coincident.store(true, std::memory_order_relaxed);
+        }
+  });
+  if (coincident.load()) {
+    outcome.error = findCoincident(g.wrapped, g.count, validationOrder);
+    if (outcome.error) outcome.status = Status::kInvalid;
+  }
+  return outcome;
+}
+
+// Builds every cell of `next` into scratch, then commits: swaps `next` in and writes the
+// results. Nothing committed changes before the last step that can fail.
+Outcome Tessellation::State::run(const Execution& execution) {
+  Outcome outcome;
+  const Geometry& g = next;
+  const std::size_t count = g.count;
   const unsigned workerCount = std::max(1u, execution.workers);
   while (workers.size() < workerCount) workers.push_back(std::make_unique<WorkerScratch>());
   const std::size_t chunkCount = (count + kChunkCells - 1) / kChunkCells;
   if (chunks.size() < chunkCount) chunks.resize(chunkCount);
-  volumes.resize(count);
-  centroids.resize(n3);
+
+  // A cell may visit every bin and test every point once (a loner in a walled box); far more
+  // means periodic images without end (a periodic width much smaller than the cell).
+  const std::size_t binCount = std::size_t(g.grid.bins(0)) * g.grid.bins(1) * g.grid.bins(2);
+  CellControl control;
+  std::atomic<bool> abort{false};
+  control.cancel = execution.cancel;
+  control.shouldStop = execution.shouldStop ? &execution.shouldStop : nullptr;
+  control.abort = &abort;
+  control.budget = (std::size_t(1) << 22) + 4 * (binCount + count);
+  std::atomic<std::size_t> overBudget{std::numeric_limits<std::size_t>::max()};
+  std::atomic<double> overRadius2{0};
+  std::atomic<bool> stopped{false};
 
   // Build the cells in grid order, each chunk's faces into its own buffers.
-  std::atomic<bool> cancelled{false};
-  const std::atomic<bool>* cancel = execution.cancel;
   forEach(execution, chunkCount, [&](std::size_t begin, std::size_t end, unsigned worker) {
     if (worker >= workers.size()) throw std::out_of_range("parallelFor worker index >= workers");
     WorkerScratch& scratch = *workers[worker];
     ConvexCell& cell = scratch.cell;
     for (std::size_t c = begin; c < end; ++c) {
-      if (cancel && cancel->load(std::memory_order_relaxed)) {
-        cancelled.store(true, std::memory_order_relaxed);
+      if (control.stopRequested()) {
+        stopped.store(true, std::memory_order_relaxed);
         return;
       }
       ChunkFaces& out = chunks[c];
@@ -355,14 +587,27 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
       out.empty = 0;
       cell.clearDefects();
       const std::size_t first = c * kChunkCells, last = std::min(count, first + kChunkCells);
+      out.volume.resize(last - first);
+      out.centroid.resize(3 * (last - first));
       for (std::size_t e = first; e < last; ++e) {
-        const std::size_t i = static_cast<std::size_t>(grid.entryPoint(e));
-        buildCell(i, scratch);
+        const std::size_t i = static_cast<std::size_t>(g.grid.entryPoint(e));
+        const CellEnd how = g.buildCell(i, scratch, control);
+        if (how != CellEnd::kDone) {
+          if (how == CellEnd::kOverBudget) {
+            std::size_t seen = overBudget.load();
+            while (i < seen && !overBudget.compare_exchange_weak(seen, i)) {
+            }
+            overRadius2.store(scratch.lastRadius2);
+          }
+          stopped.store(true, std::memory_order_relaxed);
+          abort.store(true, std::memory_order_relaxed);
+          return;
+        }
         cell.finish();
         double volume, centroid[3];
         cell.measure(volume, centroid);
-        volumes[i] = volume;
-        for (int a = 0; a < 3; ++a) centroids[3 * i + a] = given[3 * i + a] + centroid[a];
+        out.volume[e - first] = volume;
+        for (int a = 0; a < 3; ++a) out.centroid[3 * (e - first) + a] = centroid[a];
         out.empty += cell.empty();
         const std::size_t faces = cell.faceCount(), at = out.neighbor.size();
         out.neighbor.resize(at + faces);
@@ -381,7 +626,40 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
       out.defects = cell.topologyDefects();
     }
   });
-  if (cancelled.load()) {
+  if (overBudget.load() != std::numeric_limits<std::size_t>::max()) {
+    const std::size_t i = overBudget.load();
+    // Name the periodic axis that is narrowest next to the cell: its images are what the
+    // search could not get past.
+    const double reach = std::sqrt(overRadius2.load());
+    int axis = -1;
+    for (int a = 0; a < 3; ++a)
+      if (g.box.periodic[a] && (axis < 0 || g.length[a] < g.length[axis])) axis = a;
+    outcome.status = Status::kInvalid;
+    outcome.error.kind = ErrorKind::kRange;
+    const std::string budget = std::to_string(control.budget);
+    if (axis >= 0 && g.length[axis] < reach) {
+      const char* name = axis == 0 ? "x" : axis == 1 ? "y" : "z";
+      outcome.error.argument = "box";
+      outcome.error.index = axis;
+      outcome.error.message =
+          std::string("periodic axis ") + name + " (width " + shortNumber(g.length[axis] / g.scale) +
+          ") is much narrower than the cell of point " + std::to_string(i) + ", which still reached " +
+          shortNumber(reach / g.scale) + " from its point after " + budget +
+          " bins and plane tests: the search would meet periodic images without end. Make axis " + name +
+          " walled, use enough points that their spacing is no more than about the periodic widths, or widen the "
+          "box along " +
+          name;
+    } else {
+      outcome.error.argument = "points";
+      outcome.error.index = static_cast<std::int64_t>(i);
+      outcome.error.message = "the neighbour search of point " + std::to_string(i) + " exceeded its budget of " +
+                              budget +
+                              " bins and plane tests: the points are too unevenly spread for the search grid "
+                              "(a dense cluster in a box far larger than it): shrink the box to the points";
+    }
+    return outcome;
+  }
+  if (stopped.load()) {
     outcome.status = Status::kCancelled;
     return outcome;
   }
@@ -401,7 +679,7 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
       ch.kept.clear();
       const std::size_t first = c * kChunkCells, last = std::min(count, first + kChunkCells);
       for (std::size_t e = first; e < last; ++e) {
-        const std::int32_t i = grid.entryPoint(e);
+        const std::int32_t i = g.grid.entryPoint(e);
         const std::size_t local = e - first;
         const std::int32_t faceBegin = ch.faceStart[local], faceEnd = ch.faceStart[local + 1];
         std::int32_t kept = 0;
@@ -410,7 +688,7 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
           ++kept;
           if (j < 0) continue;
           const std::int32_t want = oppositeImage(ch.image[std::size_t(k)]);
-          const std::size_t ej = grid.entryOf(j);
+          const std::size_t ej = g.grid.entryOf(j);
           ChunkFaces& other = chunks[ej / kChunkCells];
           const std::size_t lj = ej % kChunkCells;
           std::int32_t partner = -1;
@@ -437,36 +715,54 @@ Outcome Tessellation::State::run(const double* points, const Execution& executio
     }
   });
 
-  stats = TessellationStats{};
-  for (std::size_t c = 0; c < chunkCount; ++c) {
-    stats.oneSidedFacesRemoved += chunks[c].removed;
-    stats.largestRemovedFaceArea = std::max(stats.largestRemovedFaceArea, chunks[c].largestRemoved);
-    stats.topologyDefects += chunks[c].defects;
-    stats.emptyCells += chunks[c].empty;
-  }
+  // Room for the results before anything is committed: past this point nothing allocates.
+  std::size_t faceTotal = 0;
+  for (std::size_t c = 0; c < chunkCount; ++c)
+    for (const std::int32_t k : chunks[c].kept) faceTotal += std::size_t(k);
+  volumes.reserve(count);
+  centroids.reserve(3 * count);
+  offsets.reserve(count + 1);
+  neighbors.reserve(faceTotal);
+  images.reserve(faceTotal);
+  areas.reserve(faceTotal);
 
-  // Gather into CSR arrays in point order.
+  // Commit.
+  std::swap(current, next);
+  const Geometry& c = current;
+  const double unit = 1.0 / c.scale, unit2 = unit * unit, unit3 = unit2 * unit;
+  stats = TessellationStats{};
+  for (std::size_t k = 0; k < chunkCount; ++k) {
+    stats.oneSidedFacesRemoved += chunks[k].removed;
+    stats.largestRemovedFaceArea = std::max(stats.largestRemovedFaceArea, chunks[k].largestRemoved * unit2);
+    stats.topologyDefects += chunks[k].defects;
+    stats.emptyCells += chunks[k].empty;
+  }
+  volumes.resize(count);
+  centroids.resize(3 * count);
   offsets.resize(count + 1);
   offsets[0] = 0;
   for (std::size_t e = 0; e < count; ++e)
-    offsets[std::size_t(grid.entryPoint(e)) + 1] = chunks[e / kChunkCells].kept[e % kChunkCells];
+    offsets[std::size_t(c.grid.entryPoint(e)) + 1] = chunks[e / kChunkCells].kept[e % kChunkCells];
   for (std::size_t i = 0; i < count; ++i) offsets[i + 1] += offsets[i];
-  const std::size_t faceTotal = static_cast<std::size_t>(offsets[count]);
   neighbors.resize(faceTotal);
   images.resize(faceTotal);
   areas.resize(faceTotal);
+  // Gather into point order, back in the units of the input (scaling by a power of two is exact).
   forEach(execution, chunkCount, [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t c = begin; c < end; ++c) {
-      const ChunkFaces& ch = chunks[c];
-      const std::size_t first = c * kChunkCells, last = std::min(count, first + kChunkCells);
+    for (std::size_t k = begin; k < end; ++k) {
+      const ChunkFaces& ch = chunks[k];
+      const std::size_t first = k * kChunkCells, last = std::min(count, first + kChunkCells);
       for (std::size_t e = first; e < last; ++e) {
         const std::size_t local = e - first;
-        std::size_t at = static_cast<std::size_t>(offsets[std::size_t(grid.entryPoint(e))]);
-        for (std::int32_t k = ch.faceStart[local]; k < ch.faceStart[local + 1]; ++k) {
-          if (!ch.keep[std::size_t(k)]) continue;
-          neighbors[at] = ch.neighbor[std::size_t(k)];
-          images[at] = ch.image[std::size_t(k)];
-          areas[at] = ch.area[std::size_t(k)];
+        const std::size_t i = std::size_t(c.grid.entryPoint(e));
+        volumes[i] = ch.volume[local] * unit3;
+        for (int a = 0; a < 3; ++a) centroids[3 * i + a] = c.given[3 * i + a] + ch.centroid[3 * local + a] * unit;
+        std::size_t at = static_cast<std::size_t>(offsets[i]);
+        for (std::int32_t f = ch.faceStart[local]; f < ch.faceStart[local + 1]; ++f) {
+          if (!ch.keep[std::size_t(f)]) continue;
+          neighbors[at] = ch.neighbor[std::size_t(f)];
+          images[at] = ch.image[std::size_t(f)];
+          areas[at] = ch.area[std::size_t(f)] * unit2;
           ++at;
         }
       }
@@ -484,48 +780,56 @@ Tessellation& Tessellation::operator=(Tessellation&&) noexcept = default;
 Outcome Tessellation::compute(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
                               std::size_t radiusCount, const Execution& execution) {
   State& s = *state_;
-  s.valid = false;
   Outcome outcome;
-  // Coincident points are looked for by run(), within grid bins and in parallel.
-  outcome.error = validateInputExceptCoincident(points, coordinateCount, box, radii, radiusCount, s.wrapped);
+  // Coincident points are looked for by prepare(), within grid bins and in parallel.
+  outcome.error = validateInputExceptCoincident(points, coordinateCount, box, radii, radiusCount, s.validationScratch);
   if (outcome.error) {
     outcome.status = Status::kInvalid;
-    s.count = 0;
     return outcome;
   }
-  s.box = box;
-  s.count = coordinateCount / 3;
-  s.hasRadii = radii != nullptr;
-  if (s.hasRadii)
-    s.radii.assign(radii, radii + s.count);
-  else
-    s.radii.clear();
-  outcome = s.run(points, execution);
-  if (outcome.status == Status::kInvalid) s.count = 0;
+  const std::size_t n = coordinateCount / 3;
+  peclet::ensureAllocatable("points", "a tessellation of " + std::to_string(n) + " points", double(n) * kBytesPerPoint);
+  s.next.count = n;
+  s.next.hasRadii = radii != nullptr;
+  outcome = s.prepare(points, box, radii, execution);
+  if (outcome.status != Status::kOk) return outcome;
+  outcome = s.run(execution);
+  if (outcome.status == Status::kOk) s.userBox = box;
   return outcome;
 }
 
 Outcome Tessellation::update(const double* points, const Execution& execution) {
   State& s = *state_;
   Outcome outcome;
-  if (s.count == 0) {
+  if (!s.valid) {
     outcome.status = Status::kInvalid;
     outcome.error.kind = ErrorKind::kRange;
     outcome.error.argument = "points";
     outcome.error.message = "update() needs a successful compute() first";
     return outcome;
   }
-  s.valid = false;
-  outcome.error = validateInputExceptCoincident(points, 3 * s.count, s.box, s.hasRadii ? s.radii.data() : nullptr,
-                                                s.count, s.wrapped);
+  const std::size_t n = s.current.count;
+  // The radii stay; they are given back in the units of the input for the checks.
+  std::vector<double>& radii = s.validationRadii;
+  const double* given = nullptr;
+  if (s.current.hasRadii) {
+    radii.resize(n);
+    for (std::size_t i = 0; i < n; ++i) radii[i] = s.current.radii[i] / s.current.scale;
+    given = radii.data();
+  }
+  outcome.error = validateInputExceptCoincident(points, 3 * n, s.userBox, given, n, s.validationScratch);
   if (outcome.error) {
     outcome.status = Status::kInvalid;
     return outcome;
   }
-  return s.run(points, execution);
+  s.next.count = n;
+  s.next.hasRadii = s.current.hasRadii;
+  outcome = s.prepare(points, s.userBox, given, execution);
+  if (outcome.status != Status::kOk) return outcome;
+  return s.run(execution);
 }
 
-std::size_t Tessellation::pointCount() const { return state_->valid ? state_->count : 0; }
+std::size_t Tessellation::pointCount() const { return state_->valid ? state_->current.count : 0; }
 const std::vector<double>& Tessellation::cellVolumes() const { return state_->volumes; }
 const std::vector<double>& Tessellation::cellCentroids() const { return state_->centroids; }
 const std::vector<std::int64_t>& Tessellation::neighborOffsets() const { return state_->offsets; }
@@ -536,12 +840,12 @@ const TessellationStats& Tessellation::stats() const { return state_->stats; }
 std::size_t Tessellation::memoryBytes() const {
   const State& s = *state_;
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-  std::size_t total = sizeof(State) + bytes(s.given) + bytes(s.wrapped) + bytes(s.radii) + bytes(s.validationOrder) +
-                      s.grid.memoryBytes() + bytes(s.volumes) + bytes(s.centroids) + bytes(s.areas) + bytes(s.offsets) +
-                      bytes(s.neighbors) + bytes(s.images);
+  std::size_t total = sizeof(State) + s.current.memoryBytes() + s.next.memoryBytes() + bytes(s.validationOrder) +
+                      bytes(s.validationScratch) + bytes(s.validationRadii) + bytes(s.volumes) + bytes(s.centroids) +
+                      bytes(s.areas) + bytes(s.offsets) + bytes(s.neighbors) + bytes(s.images);
   for (const ChunkFaces& c : s.chunks)
-    total += sizeof(c) + bytes(c.faceStart) + bytes(c.neighbor) + bytes(c.image) + bytes(c.area) + bytes(c.keep) +
-             bytes(c.kept);
+    total += sizeof(c) + bytes(c.faceStart) + bytes(c.neighbor) + bytes(c.image) + bytes(c.area) + bytes(c.volume) +
+             bytes(c.centroid) + bytes(c.keep) + bytes(c.kept);
   for (const auto& w : s.workers)
     total += sizeof(WorkerScratch) - sizeof(ConvexCell) + w->cell.memoryBytes() + bytes(w->near) + bytes(w->order);
   return total;
@@ -555,17 +859,19 @@ bool Tessellation::cell(std::size_t i, CellGeometry& out) const {
   out.faceOffsets.assign(1, 0);
   out.faceVertices.clear();
   out.faceNeighbors.clear();
-  if (!s.valid || i >= s.count) return false;
+  if (!s.valid || i >= s.current.count) return false;
+  const Geometry& g = s.current;
   WorkerScratch scratch;
   ConvexCell& cell = scratch.cell;
-  s.buildCell(i, scratch);
+  g.buildCell(i, scratch, CellControl{});
   cell.finish();
-  const double* p = &s.given[3 * i];
+  const double* p = &g.given[3 * i];
+  const double unit = 1.0 / g.scale;
   out.vertices.resize(3 * cell.vertexCount());
   for (std::size_t k = 0; k < cell.vertexCount(); ++k) {
     double v[3];
     cell.vertex(k, v);
-    for (int a = 0; a < 3; ++a) out.vertices[3 * k + a] = p[a] + v[a];
+    for (int a = 0; a < 3; ++a) out.vertices[3 * k + a] = p[a] + v[a] * unit;
   }
   // Same construction as compute(), so faces come in the same order; skip the one-sided
   // faces the symmetry pass removed.

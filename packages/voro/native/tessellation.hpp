@@ -37,8 +37,8 @@ namespace peclet::voro {
 /// How a computation ended.
 enum class Status {
   kOk,         ///< results are valid
-  kInvalid,    ///< inputs rejected, see Outcome::error; previous results are discarded
-  kCancelled,  ///< Execution::cancel was raised; results are discarded until the next kOk
+  kInvalid,    ///< inputs rejected, see Outcome::error; previous results are kept as they were
+  kCancelled,  ///< Execution::cancel or shouldStop was raised; previous results are kept
 };
 
 /// Result of compute() / update().
@@ -93,12 +93,21 @@ class Tessellation {
   /// @param radiusCount length of `radii` (ignored when radii is nullptr).
   /// @param execution   threads and cancellation lent by the caller.
   /// Results do not depend on the number of workers or on how parallelFor splits work.
-  /// Throws only std::bad_alloc (results are then discarded).
+  /// Geometry is computed relative to box.min, scaled by a power of two so that the largest
+  /// width is about 1, and scaled back: results do not depend on where the box lies.
+  /// Refuses (kInvalid) inputs past the limits of validation.hpp, and a cell whose neighbour
+  /// search exceeds its work budget (a periodic width much smaller than the cells).
+  /// Atomic: anything but kOk leaves the previous results exactly as they were. Throws only
+  /// std::bad_alloc (peclet::AllocationRefused, argument "points", when the estimated memory of
+  /// N points is more than the process can allocate), also leaving them as they were.
   Outcome compute(const double* points, std::size_t coordinateCount, const Box& box, const double* radii,
                   std::size_t radiusCount, const Execution& execution);
 
   /// Re-tessellates moved points: same count, box and radii as the last compute(). Reuses
-  /// every buffer. `points` holds 3 * pointCount() coordinates.
+  /// every buffer. `points` holds 3 * pointCount() coordinates. Atomic as compute(): the
+  /// points are checked and laid out beside the committed ones, the cells built into scratch,
+  /// and the results swapped in only once nothing can fail. After std::bad_alloc the results
+  /// are intact but their buffers may have moved (reserve()).
   Outcome update(const double* points, const Execution& execution);
 
   /// Number of points of the last successful computation.

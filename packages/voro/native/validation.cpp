@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace peclet::voro {
@@ -17,6 +18,12 @@ ValidationError makeError(ErrorKind kind, const char* argument, std::int64_t ind
 }
 
 const char* axisName(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+std::string shortNumber(double v) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%.3g", v);
+  return out;
+}
 
 }  // namespace
 
@@ -47,14 +54,37 @@ ValidationError validateInputExceptCoincident(const double* points, std::size_t 
     if (!(box.max[a] > box.min[a]))
       return makeError(ErrorKind::kRange, "box", a,
                        std::string("box extent on axis ") + axisName(a) + " must be positive");
+    const double width = box.max[a] - box.min[a];
+    if (!std::isfinite(width))
+      return makeError(ErrorKind::kRange, "box", a,
+                       std::string("box width on axis ") + axisName(a) + " (max - min) overflows a double");
+    if (width > kMaxBoxWidth || width < kMinBoxWidth)
+      return makeError(ErrorKind::kRange, "box", a,
+                       std::string("box width on axis ") + axisName(a) + " is " + shortNumber(width) +
+                           ", outside [1e-90, 1e90]: volumes (widths cubed) would leave the range of a double");
   }
+  double largest = 0, smallest = HUGE_VAL;
+  int thinnest = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double width = box.max[a] - box.min[a];
+    largest = std::max(largest, width);
+    if (width < smallest) {
+      smallest = width;
+      thinnest = a;
+    }
+  }
+  if (largest > kMaxBoxAspect * smallest)
+    return makeError(ErrorKind::kRange, "box", thinnest,
+                     std::string("box width on axis ") + axisName(thinnest) + " is " + shortNumber(smallest) +
+                         ", less than 1e-9 of the largest width (" + shortNumber(largest) +
+                         "): positions are only resolved to about 1e-14 of the largest width");
   if (coordinateCount % 3 != 0)
     return makeError(
         ErrorKind::kType, "points", -1,
         "points length " + std::to_string(coordinateCount) + " is not a multiple of 3 (x, y, z per point)");
   const std::size_t n = coordinateCount / 3;
   if (n == 0) return makeError(ErrorKind::kRange, "points", -1, "points must not be empty");
-  if (n > 0x7fffffffu) return makeError(ErrorKind::kRange, "points", -1, "more than 2^31-1 points");
+  if (n > kMaxPoints) return makeError(ErrorKind::kRange, "points", -1, "more than 2^31-1 points");
 
   wrapped.resize(coordinateCount);
   for (std::size_t i = 0; i < n; ++i) {
@@ -85,6 +115,10 @@ ValidationError validateInputExceptCoincident(const double* points, std::size_t 
       if (radii[i] < 0)
         return makeError(ErrorKind::kRange, "radii", static_cast<std::int64_t>(i),
                          "radius " + std::to_string(i) + " is negative");
+      if (radii[i] > kMaxRadiusRatio * largest)
+        return makeError(ErrorKind::kRange, "radii", static_cast<std::int64_t>(i),
+                         "radius " + std::to_string(i) + " is " + shortNumber(radii[i]) +
+                             ", more than 1e75 times the box's largest width: squares of radii would overflow");
     }
   }
 

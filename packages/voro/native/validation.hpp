@@ -34,17 +34,32 @@ struct ValidationError {
   explicit operator bool() const { return kind != ErrorKind::kNone; }
 };
 
+/// Largest and smallest box width accepted: cell volumes (widths cubed, divided among up to
+/// 2^31 points) and face areas then stay inside the normal range of a double.
+constexpr double kMaxBoxWidth = 1e90;
+constexpr double kMinBoxWidth = 1e-90;
+/// Largest ratio of the box's largest width to its smallest: positions are resolved to about
+/// 1e-14 of the largest width, which must stay far below the smallest one.
+constexpr double kMaxBoxAspect = 1e9;
+/// Largest radius, relative to the box's largest width: squares of radii and their
+/// differences (formed in a frame where that width is about 1) stay far from overflow.
+constexpr double kMaxRadiusRatio = 1e75;
+/// Largest number of points: neighbour ids are int32.
+constexpr std::size_t kMaxPoints = 0x7fffffff;
+
 /// Validates points (`coordinateCount` doubles, x y z interleaved), the box, and optional
 /// radii (`radii == nullptr` means a plain Voronoi tessellation; otherwise `radiusCount`
 /// must equal the number of points).
 ///
 /// Reported, in this order of checking:
-/// - kType  "box":    a non-finite bound;            kRange "box": max <= min on an axis
+/// - kType  "box":    a non-finite bound;            kRange "box": max <= min on an axis,
+///                    a width (max - min) that overflows or lies outside [kMinBoxWidth,
+///                    kMaxBoxWidth], largest / smallest width above kMaxBoxAspect
 /// - kType  "points": length not a multiple of 3;    kRange "points": no points
 /// - kType  "points": NaN or infinite coordinate (index = point index)
 /// - kRange "points": outside the box on a walled (non-periodic) axis
 /// - kType  "radii":  length differs from the number of points, or a non-finite radius
-/// - kRange "radii":  negative radius
+/// - kRange "radii":  negative radius, or above kMaxRadiusRatio times the largest box width
 /// - kRange "points": two points at exactly the same position (after wrapping periodic
 ///                    axes); index = the larger of the two point indices
 ///

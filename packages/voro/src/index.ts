@@ -11,6 +11,7 @@
  *
  * @packageDocumentation
  */
+import { readBox, readFlags, readFloat64Array, readInteger, readOptions, readSignal } from '@peclet/core';
 import { native, voroModule } from './native.js';
 
 export { ReleasedError } from '@peclet/core';
@@ -101,7 +102,21 @@ export interface Tessellation extends Disposable {
   readonly faceAreas: Float64Array;
   /** Vertices and faces of cell i. */
   cell(index: number): Cell;
-  /** Re-tessellates moved points (same count, box and radii), reusing memory. */
+  /**
+   * Re-tessellates moved points (same count, box and radii), reusing memory. Atomic: when it
+   * throws (bad points, coincident points, a search refused, cancelled by finalize, out of
+   * memory), the tessellation is left exactly as it was and arrays read before stay valid —
+   * except after out of memory, where they are detached (read them again: same values).
+   *
+   * @example
+   * ```ts
+   * for (const step of steps) {
+   *   move(points, step);
+   *   t.update(points);
+   *   const volumes = t.volumes; // read again after each update
+   * }
+   * ```
+   */
   update(points: Float64Array): void;
   /** Diagnostics of the last computation. */
   stats(): TessellationStats;
@@ -114,41 +129,33 @@ export interface Tessellation extends Disposable {
 
 type Args = [Float64Array, Box, boolean[], Float64Array | undefined, number | undefined];
 
-function normalize(points: unknown, options: TessellateOptions | undefined, fn: string): Args {
-  if (!(points instanceof Float64Array)) {
-    throw new TypeError(`${fn}(points, options): points must be a Float64Array of 3N coordinates`);
-  }
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`${fn}(points, options): options must be an object with a box`);
-  }
-  const { box, periodic = false, radii, threads } = options;
-  if (typeof box !== 'object' || box === null) {
-    throw new TypeError(`${fn}: options.box must be { min: [x, y, z], max: [x, y, z] }`);
-  }
-  let axes: boolean[];
-  if (typeof periodic === 'boolean') axes = [periodic, periodic, periodic];
-  else if (Array.isArray(periodic) && periodic.length === 3 && periodic.every((p) => typeof p === 'boolean')) {
-    axes = [...periodic];
-  } else throw new TypeError(`${fn}: options.periodic must be a boolean or [bool, bool, bool]`);
-  if (radii !== undefined && !(radii instanceof Float64Array)) {
-    throw new TypeError(`${fn}: options.radii must be a Float64Array with one radius per point`);
-  }
-  if (threads !== undefined) {
-    if (typeof threads !== 'number') throw new TypeError(`${fn}: options.threads must be a number`);
-    if (!Number.isInteger(threads) || threads < 1 || threads > 4096) {
-      throw new RangeError(`${fn}: options.threads must be an integer in [1, 4096], got ${threads}`);
-    }
-  }
-  return [points, box, axes, radii, threads];
+const optionKeys = ['box', 'periodic', 'radii', 'threads'] as const;
+const asyncOptionKeys = [...optionKeys, 'signal'] as const;
+
+/**
+ * Reads the arguments once each (a getter or Proxy cannot change them between check and use)
+ * and copies the typed arrays (a SharedArrayBuffer written by another thread cannot change
+ * under the call). The addon checks the values: finiteness, the box, limits, coincidence.
+ */
+function readArgs(points: unknown, o: Record<(typeof optionKeys)[number], unknown>): Args {
+  const xyz = readFloat64Array(points, 'points', { arrays: false, multipleOf: 3 });
+  const box = readBox(o.box, 'box');
+  const periodic = readFlags(o.periodic, 3, 'periodic', false);
+  const radii = o.radii === undefined ? undefined : readFloat64Array(o.radii, 'radii', { arrays: false });
+  const threads = o.threads === undefined ? undefined : readInteger(o.threads, 'threads', { min: 1, max: 4096 });
+  return [xyz, box, periodic, radii, threads];
 }
 
 /**
  * Tessellates `points` (a Float64Array of 3N coordinates) in `options.box`.
  *
- * Bad input throws a TypeError or RangeError naming the argument and the first offending
- * index: NaN or infinite coordinates, points outside a walled box, a length that is not a
- * multiple of 3, radii of the wrong length or negative, no points, a box of zero extent,
- * coincident points.
+ * Bad input throws a TypeError or RangeError whose message starts with the argument, with
+ * `argument` and `index` properties: NaN or infinite coordinates, points outside a walled box, a
+ * length that is not a multiple of 3, radii of the wrong length or negative, no points, a box of
+ * zero extent, coincident points, and inputs past the limits of the README (box widths outside
+ * [1e-90, 1e90] or more than 1e9 apart, radii above 1e75 box widths, more points than memory
+ * allows: code PECLET_OUT_OF_MEMORY). A periodic box much narrower than the cells along one axis
+ * is refused with a RangeError naming `box` instead of searching periodic images without end.
  *
  * @example
  * ```ts
@@ -157,13 +164,15 @@ function normalize(points: unknown, options: TessellateOptions | undefined, fn: 
  * ```
  */
 export function tessellate(points: Float64Array, options: TessellateOptions): Tessellation {
-  return native.tessellate(...normalize(points, options, 'tessellate')) as Tessellation;
+  return native.tessellate(...readArgs(points, readOptions(options, 'options', optionKeys))) as Tessellation;
 }
 
 /**
  * {@link tessellate} on the module's thread pool, without blocking the event loop.
  * `options.signal` cancels it: the promise then rejects with the signal's reason.
  * `finalize()` while it runs cancels it too (the promise rejects with code PECLET_CANCELLED).
+ * Cancellation is polled inside each cell's neighbour search (every ~1000 bins or planes), so
+ * it takes effect within about a millisecond even when one cell is slow.
  *
  * @example
  * ```ts
@@ -172,11 +181,9 @@ export function tessellate(points: Float64Array, options: TessellateOptions): Te
  * ```
  */
 export async function tessellateAsync(points: Float64Array, options: TessellateAsyncOptions): Promise<Tessellation> {
-  const args = normalize(points, options, 'tessellateAsync');
-  const signal = options.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError('tessellateAsync: options.signal must be an AbortSignal');
-  }
+  const o = readOptions(options, 'options', asyncOptionKeys);
+  const args = readArgs(points, o);
+  const signal = readSignal(o.signal, 'signal');
   signal?.throwIfAborted();
   const { promise, cancel } = native.tessellateAsync(...args);
   const onAbort = () => cancel();

@@ -15,8 +15,8 @@ function throwsWith(fn, type, pattern) {
 
 describe('bad input', () => {
   it('points', () => {
-    throwsWith(() => tessellate([0.1, 0.2, 0.3], { box }), TypeError, /points must be a Float64Array/);
-    throwsWith(() => tessellate(f64(0.1, 0.2), { box }), TypeError, /points length 2 is not a multiple of 3/);
+    throwsWith(() => tessellate([0.1, 0.2, 0.3], { box }), TypeError, /^points: must be a Float64Array/);
+    throwsWith(() => tessellate(f64(0.1, 0.2), { box }), TypeError, /^points: length 2 is not a multiple of 3/);
     throwsWith(() => tessellate(f64(), { box }), RangeError, /points must not be empty/);
     throwsWith(() => tessellate(f64(0.1, 0.1, 0.1, 0.5, NaN, 0.5), { box }), TypeError, /^points \(index 1\)/);
     throwsWith(() => tessellate(f64(0.1, 0.1, 0.1, 0.5, 0.5, Infinity), { box }), TypeError, /^points \(index 1\)/);
@@ -37,7 +37,7 @@ describe('bad input', () => {
 
   it('radii', () => {
     const points = f64(0.1, 0.1, 0.1, 0.5, 0.5, 0.5);
-    throwsWith(() => tessellate(points, { box, radii: [1, 2] }), TypeError, /options.radii must be a Float64Array/);
+    throwsWith(() => tessellate(points, { box, radii: [1, 2] }), TypeError, /^radii: must be a Float64Array/);
     throwsWith(() => tessellate(points, { box, radii: f64(0.1) }), TypeError, /radii length 1 differs/);
     throwsWith(() => tessellate(points, { box, radii: f64(0.1, -0.1) }), RangeError, /^radii \(index 1\).*negative/);
     throwsWith(() => tessellate(points, { box, radii: f64(0.1, NaN) }), TypeError, /^radii \(index 1\)/);
@@ -45,25 +45,29 @@ describe('bad input', () => {
 
   it('box, periodic, threads, options', () => {
     const points = f64(0.1, 0.1, 0.1);
-    throwsWith(() => tessellate(points), TypeError, /options must be an object/);
-    throwsWith(() => tessellate(points, {}), TypeError, /options.box/);
-    throwsWith(() => tessellate(points, { box: { min: [0, 0], max: [1, 1, 1] } }), TypeError, /box.min must have 3/);
+    throwsWith(() => tessellate(points), TypeError, /^options: must be an options object/);
+    throwsWith(() => tessellate(points, {}), TypeError, /^box: must be an options object/);
+    throwsWith(
+      () => tessellate(points, { box: { min: [0, 0], max: [1, 1, 1] } }),
+      TypeError,
+      /^box.min: must be \[x, y, z\]/,
+    );
     throwsWith(
       () => tessellate(points, { box: { min: [0, 0, 0], max: [1, 1, NaN] } }),
       RangeError,
-      /box.max\[2\] must be finite/,
+      /^box.max\[2\] \(index 2\): must be finite/,
     );
     throwsWith(
       () => tessellate(points, { box: { min: [0, 0, 0], max: [1, 1, '1'] } }),
       TypeError,
-      /box.max\[2\] must be a number/,
+      /^box.max\[2\] \(index 2\): must be a number/,
     );
     throwsWith(() => tessellate(points, { box: { min: [0, 0, 0], max: [1, 0, 1] } }), RangeError, /^box \(index 1\)/);
     throwsWith(() => tessellate(points, { box: { min: [0, 0, 0], max: [-1, 1, 1] } }), RangeError, /^box \(index 0\)/);
-    throwsWith(() => tessellate(points, { box, periodic: [true, false] }), TypeError, /options.periodic/);
-    throwsWith(() => tessellate(points, { box, threads: 0 }), RangeError, /options.threads/);
-    throwsWith(() => tessellate(points, { box, threads: 1.5 }), RangeError, /options.threads/);
-    throwsWith(() => tessellate(points, { box, threads: '2' }), TypeError, /options.threads/);
+    throwsWith(() => tessellate(points, { box, periodic: [true, false] }), TypeError, /^periodic: /);
+    throwsWith(() => tessellate(points, { box, threads: 0 }), RangeError, /^threads: /);
+    throwsWith(() => tessellate(points, { box, threads: 1.5 }), RangeError, /^threads: /);
+    throwsWith(() => tessellate(points, { box, threads: '2' }), TypeError, /^threads: /);
   });
 
   it('rejects asynchronously with the same errors', async () => {

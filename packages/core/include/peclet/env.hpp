@@ -6,6 +6,7 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -152,7 +153,7 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   Registry& registry() noexcept { return registry_; }
   bool finalized() const noexcept { return finalized_; }
   /// True once this env is finalizing: no new object or work may start.
-  bool exiting() const noexcept { return exiting_ || runtime().exiting(); }
+  bool exiting() const noexcept { return exiting_.load(std::memory_order_relaxed) || runtime().exiting(); }
   /// True inside the cleanup hook: no handle work, no calls into JS.
   bool inCleanup() const noexcept { return inCleanup_; }
 
@@ -401,7 +402,7 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   std::map<std::string, napi_ref> constructors_;
   napi_ref releasedErrorClass_ = nullptr;
   bool finalized_ = false;
-  bool exiting_ = false;
+  std::atomic<bool> exiting_{false};  // read by pool threads polling cancellation
   bool inCleanup_ = false;
   napi_threadsafe_function completions_ = nullptr;
   std::mutex completionMutex_;

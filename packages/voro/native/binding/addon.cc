@@ -11,8 +11,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function tessellation = peclet_voro::Tessellation::Init(env);
   state->setConstructor("Tessellation", tessellation);
   exports.Set("Tessellation", tessellation);
-  exports.Set("tessellate", Napi::Function::New(env, peclet_voro::Tessellate));
-  exports.Set("tessellateAsync", Napi::Function::New(env, peclet_voro::TessellateAsync));
+  // Wrapped: a refused allocation becomes a RangeError naming the argument (PECLET_OUT_OF_MEMORY).
+  exports.Set("tessellate", peclet::Function(env, "tessellate", peclet_voro::Tessellate));
+  exports.Set("tessellateAsync", peclet::Function(env, "tessellateAsync", peclet_voro::TessellateAsync));
   return exports;
 }
 

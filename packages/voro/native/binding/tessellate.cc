@@ -50,15 +50,8 @@ Napi::Value Tessellate(const Napi::CallbackInfo& info) {
   Request request = readRequest(info);
   auto state = std::make_shared<TessellationState>(envState->id());
   std::atomic<bool> flag{false};
-  voro::Outcome outcome;
-  try {
-    outcome = state->run(request, flag, [&envState] { return envState->exiting(); });
-  } catch (const std::bad_alloc&) {
-    throw Napi::RangeError::New(
-        env, "tessellate: out of memory for " + std::to_string(request.points.size() / 3) + " points");
-  } catch (const std::length_error& e) {
-    throw Napi::RangeError::New(env, std::string("tessellate: ") + e.what());
-  }
+  // The exiting latch is polled inside each cell's search, not only between cells.
+  const voro::Outcome outcome = state->run(request, flag, [&envState] { return envState->exiting(); });
   if (outcome.status == voro::Status::kInvalid) throwInvalid(env, outcome.error);
   if (outcome.status == voro::Status::kCancelled) throw Napi::Error::New(env, "tessellate: cancelled by finalize()");
   return Tessellation::Wrap(env, std::move(state));

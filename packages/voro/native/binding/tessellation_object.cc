@@ -16,6 +16,7 @@ voro::Execution poolExecution(const unsigned& threads, std::atomic<bool>& cancel
   voro::Execution execution;
   execution.workers = peclet::runtime().pool().size();
   execution.cancel = &cancel;
+  execution.shouldStop = shouldStop;  // polled inside the cells' searches too
   execution.parallelFor = peclet::lendPool(&threads, &cancel, &shouldStop);
   return execution;
 }
@@ -39,7 +40,12 @@ voro::Outcome TessellationState::run(const Request& request, std::atomic<bool>& 
                      request.hasRadii ? request.radii.data() : nullptr, request.radii.size(), execution);
   if (outcome.status == voro::Status::kOk) {
     if (kernel.neighbors().size() > static_cast<std::size_t>(INT32_MAX)) {
-      throw std::length_error("more than 2^31 - 1 faces: neighborOffsets would not fit an Int32Array");
+      outcome.status = voro::Status::kInvalid;
+      outcome.error.kind = voro::ErrorKind::kRange;
+      outcome.error.argument = "points";
+      outcome.error.index = -1;
+      outcome.error.message = "more than 2^31 - 1 faces in all: neighborOffsets would not fit an Int32Array";
+      return outcome;
     }
     account();
   }
@@ -169,19 +175,29 @@ Napi::Value Tessellation::Cell(const Napi::CallbackInfo& info) {
 
 Napi::Value Tessellation::Update(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  // A copy, taken before any check: the caller's memory (a SharedArrayBuffer written by another
+  // thread, or this object's own zero-copy arrays) cannot change between check and use.
   std::vector<double> points = peclet::float64Vector(env, info[0], "points");
   if (points.size() != 3 * state_->kernel.pointCount()) {
-    throw Napi::RangeError::New(
-        env, "update(points): points must hold " + std::to_string(3 * state_->kernel.pointCount()) +
-                 " coordinates (3 per point of the tessellation), got " + std::to_string(points.size()));
+    throwInvalid(env, {voro::ErrorKind::kRange, "points", -1,
+                       "must hold " + std::to_string(3 * state_->kernel.pointCount()) +
+                           " coordinates (3 per point of the tessellation), got " + std::to_string(points.size())});
   }
-  // Result buffers may move: arrays handed out before are detached, never left dangling.
-  detachExports(env);
   std::atomic<bool> cancel{false};
   auto& s = this->env();
-  voro::Outcome outcome = state_->update(points.data(), cancel, [&s] { return s.exiting(); });
+  voro::Outcome outcome;
+  try {
+    outcome = state_->update(points.data(), cancel, [&s] { return s.exiting(); });
+  } catch (...) {
+    // Out of memory while reserving the results: they are intact, but a buffer may have moved.
+    detachExports(env);
+    throw;
+  }
+  // A refused or cancelled update changed nothing: arrays handed out stay valid.
   if (outcome.status == voro::Status::kInvalid) throwInvalid(env, outcome.error);
   if (outcome.status == voro::Status::kCancelled) throw Napi::Error::New(env, "update(): cancelled by finalize()");
+  // Result buffers may have moved: arrays handed out before are detached, never left dangling.
+  detachExports(env);
   return env.Undefined();
 }
 
