@@ -1,7 +1,11 @@
 // Benchmark: a bed of 32,768 spheres settling under gravity (Hookean contacts,
 // friction 0.5, periodic in x and y, floor wall), through the JS API and with
 // LAMMPS on the same case (native-test/in.bed) in the same run, on 1 and 2
-// threads. Prints particle-steps/s and the ratios.
+// threads. Prints particle-steps/s and the ratios, then the cost of small calls measured
+// in the same run (a few seconds): \`new Simulation\` (Hertz–Mindlin with a restitution not
+// seen before, which solves for the damping, and repeated, which finds it memoized; linear)
+// and the fixed cost of one native call, step(1) against the per-step time of step(100) on
+// 1,000 spheres of the bed (each call snapshots the state for its rollback).
 //
 //   pnpm bench [timed steps, default 2000]
 //
@@ -82,6 +86,73 @@ function ours(bed, threads) {
   return rate;
 }
 
+// Median of `rounds` measurements of `measure()` (interleaved callers reduce the drift of a
+// shared machine).
+const median = (values) => values.toSorted((a, b) => a - b)[values.length >> 1];
+
+// CPU time (µs) of one `new Simulation(make(i))`, averaged over `count` constructions.
+function constructionMicroseconds(make, count) {
+  const simulations = [];
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) simulations.push(new Simulation(make(i)));
+  const used = process.cpuUsage(before);
+  for (const simulation of simulations) simulation.release();
+  return (used.user + used.system) / count;
+}
+
+// The cost of small calls: constructions and the fixed cost of one step() call.
+function smallCalls(bed) {
+  const box = { min: [0, 0, 0], max: [SIDE, SIDE, HEIGHT] };
+  const hertz = (restitution) => ({ box, contact: { model: 'hertz-mindlin', youngsModulus: 1e7, restitution } });
+  const linear = { box, contact: { model: 'linear', stiffness: 1e4, restitution: 0.5 } };
+  new Simulation(hertz(0.5)).release(); // memoizes e = 0.5, loads everything once
+  new Simulation(linear).release();
+  const rounds = 5;
+  const count = 40;
+  const fresh = [];
+  const repeated = [];
+  const linearTimes = [];
+  let next = 0;
+  for (let round = 0; round < rounds; round++) {
+    // Restitutions never used before in this process: each construction solves for the damping.
+    fresh.push(constructionMicroseconds(() => hertz(0.2 + 1e-5 * next++), count));
+    repeated.push(constructionMicroseconds(() => hertz(0.5), count));
+    linearTimes.push(constructionMicroseconds(() => linear, count));
+  }
+
+  // The lowest 1,000 spheres of the bed: a bed of its own, a little over one layer deep.
+  const N = 1000;
+  const byHeight = Array.from(bed.radii.keys()).sort((a, b) => bed.positions[3 * a + 2] - bed.positions[3 * b + 2]);
+  const positions = new Float64Array(3 * N);
+  const radii = new Float64Array(N);
+  byHeight.slice(0, N).forEach((i, k) => {
+    positions.set(bed.positions.subarray(3 * i, 3 * i + 3), 3 * k);
+    radii[k] = bed.radii[i];
+  });
+  const simulation = new Simulation(options(undefined));
+  simulation.addSpheres({ positions, radii, density: 1 });
+  simulation.step(200); // lists built, buffers touched, snapshot allocated
+  const single = [];
+  const hundred = [];
+  for (let round = 0; round < rounds; round++) {
+    let started = performance.now();
+    for (let i = 0; i < 100; i++) simulation.step(1);
+    single.push(((performance.now() - started) * 1000) / 100);
+    started = performance.now();
+    for (let i = 0; i < 2; i++) simulation.step(100);
+    hundred.push(((performance.now() - started) * 1000) / 200);
+  }
+  simulation.release();
+  return {
+    fresh: median(fresh),
+    repeated: median(repeated),
+    linear: median(linearTimes),
+    spheres: N,
+    single: median(single),
+    perStep: median(hundred),
+  };
+}
+
 function ensureLammps() {
   const has = () => spawnSync('sh', ['-c', 'command -v lmp'], { stdio: 'ignore' }).status === 0;
   if (has()) return true;
@@ -120,6 +191,7 @@ if (bed.radii.length !== SPHERES)
   throw new Error(`expected ${SPHERES} spheres in ${dataFile}, read ${bed.radii.length}`);
 const ours1 = ours(bed, 1);
 const ours2 = ours(bed, 2);
+const small = smallCalls(bed);
 finalize();
 const haveLammps = ensureLammps();
 const lmp1 = haveLammps ? lammps(1) : Number.NaN;
@@ -136,3 +208,17 @@ console.log(
   `${'2-thread speed-up'.padEnd(32)}${''.padStart(14)}${`${ratio(ours2, ours1)} (LAMMPS ${ratio(lmp2, lmp1)})`.padStart(14)}`,
 );
 console.log('(LAMMPS on 2 cores runs as 2 MPI processes: the Debian build has no OPENMP package.)');
+
+{
+  const { fresh, repeated, linear, spheres, single, perStep } = small;
+  const us = (x) => (x >= 1000 ? `${(x / 1000).toPrecision(3)} ms` : `${x.toPrecision(3)} µs`);
+  const row = (label, value, ratio) => console.log(`${label.padEnd(50)}${value.padStart(12)}${ratio.padStart(10)}`);
+  console.log(`\nsmall calls (medians of 5 rounds; constructions: CPU time, 40 per round; steps: wall time)`);
+  row('', 'cost', 'ratio');
+  row('new Simulation, linear', us(linear), '1');
+  row('new Simulation, Hertz–Mindlin, new restitution', us(fresh), (fresh / linear).toFixed(0));
+  row('new Simulation, Hertz–Mindlin, repeated', us(repeated), (repeated / linear).toFixed(1));
+  row(`step(100) per step, ${spheres} spheres`, us(perStep), '1');
+  row(`step(1), ${spheres} spheres`, us(single), (single / perStep).toFixed(2));
+  row('fixed cost per call: step(1) − step(100)/100', us(single - perStep), ((single - perStep) / perStep).toFixed(2));
+}
