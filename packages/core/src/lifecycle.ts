@@ -216,7 +216,11 @@ export class PecletModule {
     process.removeListener('exit', this.#onExit);
     const { released, failures } = this.registry.releaseAll('finalize()');
     if (this.#native !== undefined) {
-      this.#native.finalize(reason, released);
+      try {
+        this.#native.finalize(reason, released);
+      } catch (cause) {
+        failures.push({ label: `native finalize of module ${this.name}`, cause });
+      }
     } else {
       traceFinalize(this.name, reason, released, 0);
     }

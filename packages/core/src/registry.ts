@@ -89,7 +89,9 @@ export class Registry {
   readonly module: string;
   readonly #live = new Map<number, WeakRef<Releasable>>();
   readonly #hooks: { label: string; hook: ReleaseHook }[] = [];
-  readonly #collected = new FinalizationRegistry<number>((id) => this.#live.delete(id));
+  readonly #collected = new FinalizationRegistry<number>((id) => {
+    if (this.#live.get(id)?.deref() === undefined) this.#live.delete(id);
+  });
   readonly #nextId: () => number;
   #releasing = false;
 
@@ -130,7 +132,7 @@ export class Registry {
 
   /** Forgets an object (it was released). */
   delete(object: Releasable): void {
-    this.#live.delete(object.id);
+    if (this.#live.get(object.id)?.deref() === object) this.#live.delete(object.id);
     this.#collected.unregister(object);
   }
 
@@ -183,7 +185,7 @@ export class Registry {
         const object = refs[i]?.deref();
         if (object === undefined) continue;
         if (object.released) {
-          this.#live.delete(object.id);
+          this.delete(object);
           continue;
         }
         try {
@@ -192,7 +194,7 @@ export class Registry {
           failures.push({ label: `${object.className}#${object.id}`, cause });
         }
         // releaseBy() forgets it; a failed release must not bring it back next round.
-        this.#live.delete(object.id);
+        this.delete(object);
         released++;
       }
       // Collected objects left their WeakRefs behind.

@@ -316,6 +316,7 @@ export const coreTargets = {
         if (live.length > 0 && judged)
           h.problem(`${live.length} Releasable(s) still live after releaseAll (e.g. one created inside a release)`);
         if (registry.size !== 0 && judged) h.problem(`registry size ${registry.size} after releaseAll`);
+        // With a broken nextId the new object cannot even register: that failure is the report.
         if (forever && !v.failures.length) h.problem('a release that keeps creating objects was not reported');
       }
     },

@@ -198,7 +198,8 @@ function materialize(c, r) {
     flags: plainPeriodic ? flags : undefined,
     faithful,
     bad,
-    halves: set.halves,
+    // Equal halves only for a Voronoi tessellation (or equal radii): Laguerre weights move the face.
+    halves: set.halves && (radii === undefined || (radii.length > 0 && [...radii].every((x) => x === radii[0]))),
   };
 }
 
