@@ -139,3 +139,4 @@ export async function inParallel(jobs, limit) {
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, lane));
   return results;
 }
+export { random } from './random.mjs';

@@ -421,39 +421,6 @@ namespace {
 // is allocated so that a huge count is refused instead of failing half-way.
 constexpr double kBytesPerPoint = 1000.0;
 
-// The first coincident pair in frame positions `w` (sorted lexicographically; ties by index so
-// the report does not depend on the sort), or no error.
-ValidationError findCoincident(const std::vector<double>& w, std::size_t n, std::vector<std::uint32_t>& order) {
-  order.resize(n);
-  for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::uint32_t>(k);
-  const double* x = w.data();
-  std::sort(order.begin(), order.end(), [x](std::uint32_t p, std::uint32_t q) {
-    const double* a = x + 3 * std::size_t(p);
-    const double* b = x + 3 * std::size_t(q);
-    if (a[0] != b[0]) return a[0] < b[0];
-    if (a[1] != b[1]) return a[1] < b[1];
-    if (a[2] != b[2]) return a[2] < b[2];
-    return p < q;
-  });
-  std::int64_t worst = -1;
-  std::size_t other = 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const double* a = x + 3 * std::size_t(order[k - 1]);
-    const double* b = x + 3 * std::size_t(order[k]);
-    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && (worst < 0 || order[k] < worst)) {
-      worst = order[k];
-      other = order[k - 1];
-    }
-  }
-  ValidationError e;
-  if (worst < 0) return e;
-  e.kind = ErrorKind::kRange;
-  e.argument = "points";
-  e.index = worst;
-  e.message = "point " + std::to_string(worst) + " coincides with point " + std::to_string(other);
-  return e;
-}
-
 std::string shortNumber(double v) {
   char out[32];
   std::snprintf(out, sizeof out, "%.3g", v);
@@ -524,7 +491,7 @@ Outcome Tessellation::State::prepare(const double* points, const Box& box, const
   std::size_t crowded = 0;
   for (std::size_t b = 0; b < binCount; ++b) crowded = std::max(crowded, g.grid.binStart(b + 1) - g.grid.binStart(b));
   if (crowded > 64) {
-    outcome.error = findCoincident(g.wrapped, g.count, validationOrder);
+    outcome.error = findCoincidentPoints(g.wrapped.data(), g.count, validationOrder);
     if (outcome.error) outcome.status = Status::kInvalid;
     return outcome;
   }
@@ -539,7 +506,7 @@ Outcome Tessellation::State::prepare(const double* points, const Box& box, const
         }
   });
   if (coincident.load()) {
-    outcome.error = findCoincident(g.wrapped, g.count, validationOrder);
+    outcome.error = findCoincidentPoints(g.wrapped.data(), g.count, validationOrder);
     if (outcome.error) outcome.status = Status::kInvalid;
   }
   return outcome;

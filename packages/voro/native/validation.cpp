@@ -130,13 +130,14 @@ ValidationError validateInput(const double* points, std::size_t coordinateCount,
                               std::vector<std::uint32_t>& order) {
   ValidationError error = validateInputExceptCoincident(points, coordinateCount, box, radii, radiusCount, wrapped);
   if (error) return error;
-  const std::size_t n = coordinateCount / 3;
+  return findCoincidentPoints(wrapped.data(), coordinateCount / 3, order);
+}
 
+ValidationError findCoincidentPoints(const double* w, std::size_t n, std::vector<std::uint32_t>& order) {
   // Exactly equal positions leave the bisector undefined; a lexicographic sort puts them side
   // by side. Ties break on index so the reported index does not depend on the sort.
   order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
-  const double* w = wrapped.data();
   std::sort(order.begin(), order.end(), [w](std::uint32_t p, std::uint32_t q) {
     const double* a = w + 3 * std::size_t(p);
     const double* b = w + 3 * std::size_t(q);

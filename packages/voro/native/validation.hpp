@@ -87,6 +87,11 @@ ValidationError validateInputExceptCoincident(const double* points, std::size_t 
                                               const double* radii, std::size_t radiusCount,
                                               std::vector<double>& wrapped);
 
+/// The first pair of exactly equal positions among `n` points (3n doubles at `positions`), by a
+/// lexicographic sort of `order` (scratch); reported as validateInput does (the smallest
+/// "second of a pair", so the answer does not depend on the sort), or no error.
+ValidationError findCoincidentPoints(const double* positions, std::size_t n, std::vector<std::uint32_t>& order);
+
 /// Wraps one coordinate into [lo, hi) of a periodic axis.
 double wrapCoordinate(double value, double lo, double hi);
 

@@ -8,23 +8,12 @@
 // worker) ends abruptly; otherwise it is aborted, so a program never waits
 // for long work to finish.
 
+import { random } from '@peclet/test-harness';
+
 export const allModules = ['alpha', 'voro', 'dem'];
 
-/** mulberry32: small, fast, good enough for choosing operations. */
-export function random(seed) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = (list) => list[Math.floor(next() * list.length)];
-  const chance = (p) => next() < p;
-  return { next, int, pick, chance };
-}
+/** mulberry32 (test/harness): small, fast, good enough for choosing operations. */
+export { random };
 
 /**
  * The program of `seed`: { modules, ops, end }. `end` is how it ends:

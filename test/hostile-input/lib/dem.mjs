@@ -480,7 +480,11 @@ export const demTargets = {
       }
       if (steps === 1e9 && result.ok) h.problem('a run of 1e9 steps resolved although it was stopped');
       // A run refused for its own arguments (a RangeError/TypeError naming one) never started.
-      const refused = !result.ok && result.error?.argument !== undefined;
+      const refused =
+        !result.ok &&
+        (result.error?.argument !== undefined ||
+          // an onProgress that throws before the release or finalize came ends the run with its error
+          (plan.onProgress === 'throws' && result.error?.message === 'hostile onProgress'));
       if (killed && steps === 1e9 && !result.ok && !refused && !cancelled(result.error) && result.error !== reason) {
         h.problem(
           `a run stopped by release()/finalize() rejected with ${result.error?.constructor?.name}: ${result.error?.message} instead of code PECLET_CANCELLED`,

@@ -1,18 +1,2 @@
-// mulberry32, as in the exit matrix's random programs: the same seed gives
-// the same case on every machine, so the parent knows the case without
-// trusting the child, and a failure replays from its seed alone.
-
-export function random(seed) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = (list) => list[Math.floor(next() * list.length)];
-  const chance = (p) => next() < p;
-  return { next, int, pick, chance };
-}
+// The seeded generator the exit matrix's random programs use too (test/harness).
+export { random } from '@peclet/test-harness';
