@@ -6,10 +6,23 @@
 #include <vector>
 
 #include "dem.hpp"
+#include "test_framework.hpp"
 
 namespace peclet::dem::testing {
 
 constexpr double kPi = 3.14159265358979323846;
+
+/// Runs `action`, which must throw a DemError, and returns its description.
+template <class Action>
+ValidationError expectError(Action action) {
+  try {
+    action();
+  } catch (const DemError& error) {
+    return error.error();
+  }
+  fail(__FILE__, __LINE__, "expected a DemError");
+  return {};
+}
 
 /// Adds one sphere with the given centre, radius, density and velocity.
 inline void addSphere(Simulation& simulation, Vec3 position, double radius, double density, Vec3 velocity = {0, 0, 0}) {

@@ -13,17 +13,6 @@ using namespace peclet::dem::testing;
 
 namespace {
 
-template <class Action>
-ValidationError expectError(Action action) {
-  try {
-    action();
-  } catch (const DemError& error) {
-    return error.error();
-  }
-  fail(__FILE__, __LINE__, "expected a DemError");
-  return {};
-}
-
 // A ParallelFor that runs every chunk on the calling thread and, when armed,
 // throws std::bad_alloc on its `countdown`-th call instead: an allocation
 // failure inside the kernel at each point that reaches the host.

@@ -10,17 +10,6 @@ using namespace peclet::dem::testing;
 
 namespace {
 
-template <class Action>
-ValidationError expectError(Action action) {
-  try {
-    action();
-  } catch (const DemError& error) {
-    return error.error();
-  }
-  fail(__FILE__, __LINE__, "expected a DemError");
-  return {};
-}
-
 SimulationOptions boxOptions() {
   SimulationOptions options = linearOptions(1e4, 0.5, 0.5);
   options.box = {{0, 0, 0}, {1, 1, 1}};

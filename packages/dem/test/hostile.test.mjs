@@ -4,19 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Simulation } from '../dist/index.js';
 
-const box = { min: [0, 0, 0], max: [1, 1, 1] };
-const contact = { model: 'linear', stiffness: 1e4, restitution: 0.5, friction: 0.5 };
-const make = (extra = {}) => new Simulation({ box, contact, ...extra });
-
-function throwsNaming(fn, type, argument, index) {
-  assert.throws(fn, (error) => {
-    assert.ok(error instanceof type, `${error.name}: ${error.message}`);
-    assert.equal(error.argument, argument, error.message);
-    assert.ok(error.message.startsWith(argument), error.message);
-    if (index !== undefined) assert.equal(error.index, index, error.message);
-    return true;
-  });
-}
+import { box, contact, make, throwsNaming } from './fixtures/inputs.mjs';
 
 async function rejectsNaming(promise, type, argument) {
   await assert.rejects(promise, (error) => {
