@@ -16,14 +16,15 @@ export const fixtures = join(here, 'fixtures');
 /**
  * Runs `node <script> ...args` with the trace on; resolves with its result
  * and its parsed trace and `created` lines. A child that outlives `timeoutMs`
- * is killed and reported as a hang.
+ * is killed and reported as a hang; `memoryLimitKiB` caps its address space
+ * (`ulimit -v`).
  */
 export async function runNode(
   script,
   args = [],
-  { env = {}, timeoutMs = 60_000, nodeArgs = [], command = process.execPath } = {},
+  { env = {}, timeoutMs = 60_000, nodeArgs = [], command = process.execPath, memoryLimitKiB } = {},
 ) {
-  const result = await run(command, [...nodeArgs, script, ...args], { env, timeoutMs });
+  const result = await run(command, [...nodeArgs, script, ...args], { env, timeoutMs, memoryLimitKiB });
   return { ...result, trace: parseTrace(result.stderr), created: parseCreated(result.stdout) };
 }
 
