@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { describeValue, fail } from '@peclet/core';
+
+/** Reads a file path: a non-empty string without NUL. */
+export function readPath(value: unknown, argument = 'path'): string {
+  if (typeof value !== 'string') fail('type', argument, `must be a file path (a string), got ${describeValue(value)}`);
+  if (value.length === 0) fail('type', argument, 'must be a file path, got an empty string');
+  if (value.includes('\0')) fail('type', argument, 'must not contain a NUL character');
+  return value;
+}
+
+/** The temp file beside `path`: `.<name>.<pid>.<random>.tmp` in the same directory. */
+function tempPathOf(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+async function fsyncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsync of the directory, so the rename itself is durable; not every platform allows it. */
+async function fsyncDirectory(path: string): Promise<void> {
+  try {
+    const handle = await open(dirname(path), 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Directories cannot be opened or synced everywhere (Windows); the rename still happened.
+  }
+}
+
+/**
+ * Writes `path` atomically: `write(tempPath)` writes a temp file in the same directory (named
+ * `.<name>.<pid>.<random>.tmp`), which is then fsynced and renamed over `path`. A reader sees the
+ * old file or the new one, never a part. On any failure the temp file is removed and the error
+ * rethrown; a process killed mid-write leaves the old file intact and at most the `.tmp` behind.
+ *
+ * @example
+ * ```ts
+ * import { writeFile } from 'node:fs/promises';
+ * await writeAtomically('result.json', (temp) => writeFile(temp, JSON.stringify({ permeability: 1e-12 })));
+ * ```
+ */
+export async function writeAtomically(path: string, write: (tempPath: string) => Promise<void> | void): Promise<void> {
+  const target = readPath(path);
+  if (typeof write !== 'function') fail('type', 'write', `must be a function, got ${describeValue(write)}`);
+  const temp = tempPathOf(target);
+  try {
+    await write(temp);
+    await fsyncFile(temp);
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+  await fsyncDirectory(target);
+}
+
+/**
+ * {@link writeAtomically} for a synchronous `write`.
+ *
+ * @example
+ * ```ts
+ * import { writeFileSync } from 'node:fs';
+ * writeAtomicallySync('note.txt', (temp) => writeFileSync(temp, 'done\n'));
+ * ```
+ */
+export function writeAtomicallySync(path: string, write: (tempPath: string) => void): void {
+  const target = readPath(path);
+  if (typeof write !== 'function') fail('type', 'write', `must be a function, got ${describeValue(write)}`);
+  const temp = tempPathOf(target);
+  try {
+    const result: unknown = write(temp);
+    if (result instanceof Promise) {
+      result.catch(() => {});
+      fail('type', 'write', 'returned a Promise: use writeAtomically for an asynchronous write');
+    }
+    const fd = openSync(temp, 'r+');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, target);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  try {
+    const fd = openSync(dirname(target), 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // See fsyncDirectory.
+  }
+}

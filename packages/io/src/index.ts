@@ -1,0 +1,23 @@
+/**
+ * @peclet/io — file formats shared by the solvers and apps: voxel images in (raw, .npy/.npz,
+ * TIFF stacks), VTK XML and PNG out, every file written atomically.
+ *
+ * @packageDocumentation
+ */
+export { readPath, writeAtomically, writeAtomicallySync } from './atomic.js';
+export { FileFormatError } from './errors.js';
+export { type ReadNpyOptions, readNpy } from './npy.js';
+export { type Slice, type SliceOptions, sliceOf, type WritePngOptions, writePng } from './png.js';
+export { type RawDtype, type ReadRawOptions, readRaw, type SolidRule } from './raw.js';
+export { type ReadImageOptions, readImage } from './read.js';
+export { type ReadTiffOptions, readTiff } from './tiff.js';
+export { checkVoxelImage, fromPoreSpy, porosity, type Shape3, type VoxelImage } from './voxel.js';
+export {
+  type DataArrayInput,
+  type DataArrays,
+  type NumericArray,
+  type WriteVtiOptions,
+  type WriteVtpOptions,
+  writeVti,
+  writeVtp,
+} from './vtk.js';

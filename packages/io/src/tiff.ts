@@ -1,0 +1,184 @@
+import { open, readFile } from 'node:fs/promises';
+import { fail, readOptions } from '@peclet/core';
+import { fromArrayBuffer } from 'geotiff';
+import { readPath } from './atomic.js';
+import { checkMemory, FileFormatError } from './errors.js';
+import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
+import { readVoxelSize, type Shape3, type VoxelImage } from './voxel.js';
+
+/** Options of {@link readTiff}. */
+export interface ReadTiffOptions {
+  /** Voxel edge (m). */
+  voxelSize: number;
+  /** Which voxels are solid (default `'nonzero'`). */
+  solid?: SolidRule;
+}
+
+/** Bytes per value of each TIFF field type (0: unknown). */
+const typeSizes = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8];
+
+interface Page {
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * Walks the IFD chain before geotiff sees the file: every directory, every out-of-line value and
+ * every strip or tile must lie inside the file, and the chain must not loop. geotiff trusts these
+ * numbers (a looping chain would make it count pages forever).
+ */
+function walkTiff(bytes: Uint8Array, file: string): Page[] {
+  const bad = (message: string) => new FileFormatError(file, `not a valid TIFF: ${message}`);
+  const length = bytes.length;
+  if (length < 8) throw bad(`only ${length} bytes`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const order = view.getUint16(0, false);
+  if (order !== 0x4949 && order !== 0x4d4d) throw bad('no II or MM byte-order mark');
+  const le = order === 0x4949;
+  const version = view.getUint16(2, le);
+  const big = version === 43;
+  if (version !== 42 && !big) throw bad(`version ${version}, neither 42 (TIFF) nor 43 (BigTIFF)`);
+  const u64 = (at: number) => Number(view.getBigUint64(at, le));
+  if (big && (length < 16 || view.getUint16(4, le) !== 8))
+    throw bad('a BigTIFF header with an offset size other than 8');
+  const inline = big ? 8 : 4;
+  const entrySize = big ? 20 : 12;
+  const countSize = big ? 8 : 2;
+  let offset = big ? u64(8) : view.getUint32(4, le);
+  const seen = new Set<number>();
+  const pages: Page[] = [];
+  const integers = (type: number, count: number, at: number): number[] => {
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) {
+      if (type === 3) out.push(view.getUint16(at + 2 * i, le));
+      else if (type === 4 || type === 13) out.push(view.getUint32(at + 4 * i, le));
+      else if (type === 16 || type === 18) out.push(u64(at + 8 * i));
+      else throw bad(`an offset or size field of type ${type}`);
+    }
+    return out;
+  };
+  while (offset !== 0) {
+    if (seen.has(offset)) throw bad(`the directory chain loops back to offset ${offset}`);
+    seen.add(offset);
+    if (offset + countSize > length) throw bad(`a directory at offset ${offset}, past the end (${length} bytes)`);
+    const count = big ? u64(offset) : view.getUint16(offset, le);
+    const end = offset + countSize + count * entrySize + inline;
+    if (end > length) throw bad(`the directory at ${offset} has ${count} entries, past the end`);
+    const fields = new Map<number, number[]>();
+    for (let e = 0; e < count; e++) {
+      const at = offset + countSize + e * entrySize;
+      const tag = view.getUint16(at, le);
+      const type = view.getUint16(at + 2, le);
+      const n = big ? u64(at + 4) : view.getUint32(at + 4, le);
+      const size = (typeSizes[type] ?? 0) * n;
+      let valueAt = at + (big ? 12 : 8);
+      if (size > inline) {
+        valueAt = big ? u64(valueAt) : view.getUint32(valueAt, le);
+        if (valueAt + size > length) throw bad(`tag ${tag} holds ${size} bytes at offset ${valueAt}, past the end`);
+      }
+      if ([256, 257, 273, 279, 324, 325].includes(tag)) fields.set(tag, integers(type, n, valueAt));
+    }
+    const width = fields.get(256)?.[0];
+    const height = fields.get(257)?.[0];
+    if (width === undefined || height === undefined) throw bad(`page ${pages.length} has no ImageWidth or ImageLength`);
+    if (width === 0 || height === 0)
+      fail('range', 'path', `${file} page ${pages.length} is empty (${width} × ${height})`);
+    const offsets = fields.get(273) ?? fields.get(324);
+    const sizes = fields.get(279) ?? fields.get(325);
+    if (offsets === undefined || sizes === undefined || offsets.length !== sizes.length) {
+      throw bad(`page ${pages.length} has no matching strip (or tile) offsets and byte counts`);
+    }
+    for (let s = 0; s < offsets.length; s++) {
+      if ((offsets[s] as number) + (sizes[s] as number) > length) {
+        throw bad(`page ${pages.length} strip ${s} (${sizes[s]} bytes at ${offsets[s]}) runs past the end`);
+      }
+    }
+    pages.push({ width, height });
+    offset = big ? u64(end - 8) : view.getUint32(end - 4, le);
+  }
+  if (pages.length === 0) throw bad('no pages');
+  return pages;
+}
+
+/** geotiff's sample formats: 1 unsigned, 2 signed, 3 float. */
+function sampleType(format: number, bits: number): string | undefined {
+  if ((format === 1 || format === 2) && (bits === 8 || bits === 16 || bits === 32)) {
+    return `${format === 1 ? 'uint' : 'int'}${bits}`;
+  }
+  if (format === 3 && (bits === 32 || bits === 64)) return `float${bits}`;
+  return undefined;
+}
+
+/**
+ * Reads a multi-page TIFF (or BigTIFF) stack as a 3-D image of shape `[pages, height, width]`:
+ * page index slowest, then row, then column. Pages must be single-channel 8/16/32-bit integer or
+ * 32/64-bit float, all of one size and type (else a RangeError naming `path`). A corrupt file is a
+ * {@link FileFormatError}. Decoding (uncompressed, LZW, Deflate, PackBits, ...) is geotiff's.
+ *
+ * @example
+ * ```ts
+ * const image = await readTiff('stack.tif', { voxelSize: 2e-6 });
+ * image.shape; // [pages, height, width]
+ * ```
+ */
+export async function readTiff(path: string, options: ReadTiffOptions): Promise<VoxelImage> {
+  const file = readPath(path);
+  const o = readOptions(options, 'options', ['voxelSize', 'solid']);
+  const voxelSize = readVoxelSize(o.voxelSize, 'voxelSize');
+  const rule = readSolidRule(o.solid);
+  const handle = await open(file, 'r');
+  let bytes: Uint8Array;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) fail('type', 'path', `must name a file, ${file} is not one`);
+    checkMemory(stats.size, 'path', `reading ${file}`);
+    bytes = await readFile(handle);
+  } finally {
+    await handle.close();
+  }
+  const pages = walkTiff(bytes, file);
+  const first = pages[0] as Page;
+  for (const [p, page] of pages.entries()) {
+    if (page.width !== first.width || page.height !== first.height) {
+      fail(
+        'range',
+        'path',
+        `${file}: page ${p} is ${page.width} × ${page.height}, page 0 is ${first.width} × ${first.height}; all pages must share a size`,
+      );
+    }
+  }
+  const shape: Shape3 = [pages.length, first.height, first.width];
+  if (!Number.isSafeInteger(shape[0] * shape[1] * shape[2])) fail('range', 'path', `${file} is too large`);
+  const solid = allocateImage(shape, 'path');
+  const whenNonzero = rule === 'nonzero' ? 1 : 0;
+  const plane = first.width * first.height;
+  let firstType: string | undefined;
+  try {
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const tiff = await fromArrayBuffer(buffer);
+    for (let p = 0; p < pages.length; p++) {
+      const image = await tiff.getImage(p);
+      const channels = image.getSamplesPerPixel();
+      if (channels !== 1) fail('range', 'path', `${file} page ${p} has ${channels} samples per pixel; 1 is needed`);
+      const type = sampleType(image.getSampleFormat(0), image.getBitsPerSample(0));
+      if (type === undefined) {
+        fail(
+          'range',
+          'path',
+          `${file} page ${p} has ${image.getBitsPerSample(0)}-bit samples of format ${image.getSampleFormat(0)}; supported: 8/16/32-bit integers, 32/64-bit floats`,
+        );
+      }
+      firstType ??= type;
+      if (type !== firstType) fail('range', 'path', `${file} page ${p} holds ${type}, page 0 ${firstType}`);
+      const raster = (await image.readRasters({ samples: [0], interleave: true })) as unknown as ArrayLike<number>;
+      if (raster.length !== plane)
+        throw new FileFormatError(file, `page ${p} decoded to ${raster.length} values, not ${plane}`);
+      const base = p * plane;
+      for (let i = 0; i < plane; i++) solid[base + i] = raster[i] !== 0 ? whenNonzero : 1 - whenNonzero;
+    }
+  } catch (error) {
+    if (error instanceof FileFormatError || (error instanceof Error && 'argument' in error)) throw error;
+    throw new FileFormatError(file, `corrupt TIFF: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  }
+  return { solid, shape, voxelSize };
+}

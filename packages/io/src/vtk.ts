@@ -1,0 +1,404 @@
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import { describeValue, fail, isDetached, readInteger, readNumber, readOptions, readVector3 } from '@peclet/core';
+import { readPath, writeAtomically } from './atomic.js';
+import { readShape, type Shape3, voxelCount } from './voxel.js';
+
+/** The typed arrays VTK files (and {@link sliceOf}) take. */
+export type NumericArray =
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float64Array;
+
+/** A data array: one value per cell or point, or `components` values each (interleaved). */
+export type DataArrayInput = NumericArray | { values: NumericArray; components: number };
+
+/** Named data arrays, written in key order. */
+export type DataArrays = Record<string, DataArrayInput>;
+
+const vtkTypes: [new (n: number) => NumericArray, string][] = [
+  [Uint8Array, 'UInt8'],
+  [Int8Array, 'Int8'],
+  [Uint16Array, 'UInt16'],
+  [Int16Array, 'Int16'],
+  [Uint32Array, 'UInt32'],
+  [Int32Array, 'Int32'],
+  [Float32Array, 'Float32'],
+  [Float64Array, 'Float64'],
+];
+
+/** Bytes per write chunk. */
+const chunkBytes = 2 * 2 ** 20;
+
+/** Reads a supported typed array: not a Proxy, not detached. Returns its VTK type name. */
+export function readNumericArray(value: unknown, argument: string): { values: NumericArray; type: string } {
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    for (const [Ctor, type] of vtkTypes) {
+      if (value instanceof Ctor) {
+        if (isDetached(value))
+          fail('type', argument, `is a detached ${Ctor.name} (its memory was released or transferred)`);
+        return { values: value as NumericArray, type };
+      }
+    }
+  }
+  return fail(
+    'type',
+    argument,
+    `must be a Uint8/Int8/Uint16/Int16/Uint32/Int32/Float32/Float64Array, got ${describeValue(value)}`,
+  );
+}
+
+interface DataArray {
+  readonly name: string;
+  readonly type: string;
+  readonly components: number;
+  readonly values: NumericArray;
+}
+
+/** Reads `{ name: array | { values, components } }`, each array `tuples · components` long. */
+function readArrays(value: unknown, argument: string, tuples: number, what: string): DataArray[] {
+  if (value === undefined) return [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || ArrayBuffer.isView(value)) {
+    fail('type', argument, `must be an object of named arrays, got ${describeValue(value)}`);
+  }
+  const out: DataArray[] = [];
+  for (const name of Object.keys(value)) {
+    const at = `${argument}.${name}`;
+    if (name.length === 0) fail('type', argument, 'has an array with an empty name');
+    const entry = (value as Record<string, unknown>)[name];
+    let values: unknown = entry;
+    let components = 1;
+    if (!ArrayBuffer.isView(entry)) {
+      const o = readOptions(entry, at, ['values', 'components']);
+      values = o.values;
+      components = readInteger(o.components, `${at}.components`, { min: 1, max: 4096 });
+    }
+    const read = readNumericArray(values, ArrayBuffer.isView(entry) ? at : `${at}.values`);
+    const expected = tuples * components;
+    if (read.values.length !== expected) {
+      fail(
+        'range',
+        at,
+        `holds ${read.values.length} values, but ${tuples} ${what} × ${components} component(s) need ${expected}`,
+      );
+    }
+    out.push({ name, type: read.type, components, values: read.values });
+  }
+  return out;
+}
+
+const escapeXml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] as string);
+
+/** Writes all of `bytes` at the handle's position. */
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
+    done += bytesWritten;
+  }
+}
+
+/** One array of the appended block: its XML attributes, its byte length and how to stream it. */
+interface Block {
+  readonly xml: (offset: number) => string;
+  readonly bytes: number;
+  readonly emit: (handle: FileHandle) => Promise<void>;
+}
+
+function dataArrayXml(name: string, type: string, components: number, offset: number): string {
+  return `<DataArray type="${type}" Name="${escapeXml(name)}" NumberOfComponents="${components}" format="appended" offset="${offset}"/>`;
+}
+
+/**
+ * Streams `count` elements made by `fill(chunk, first, n)` through one reusable chunk of `Ctor`
+ * (an array never held whole twice).
+ */
+async function streamChunks<T extends NumericArray | BigInt64Array>(
+  handle: FileHandle,
+  chunk: T,
+  count: number,
+  fill: (chunk: T, first: number, n: number) => void,
+): Promise<void> {
+  const per = chunk.length;
+  for (let first = 0; first < count; first += per) {
+    const n = Math.min(per, count - first);
+    fill(chunk, first, n);
+    await writeAll(handle, new Uint8Array(chunk.buffer, 0, n * chunk.BYTES_PER_ELEMENT));
+  }
+}
+
+function chunkOf(values: NumericArray, components: number, count = values.length): NumericArray {
+  const Ctor = values.constructor as new (n: number) => NumericArray;
+  const tuples = Math.max(1, Math.floor(chunkBytes / values.BYTES_PER_ELEMENT / components));
+  return new Ctor(Math.min(tuples * components, Math.max(count, components)));
+}
+
+/** A plain block: the values as they are (VTP arrays). */
+function plainBlock(a: DataArray, prefixTuples = 0): Block {
+  const prefix = prefixTuples * a.components;
+  const count = prefix + a.values.length;
+  const blank = a.type.startsWith('Float') ? Number.NaN : 0;
+  return {
+    xml: (offset) => dataArrayXml(a.name, a.type, a.components, offset),
+    bytes: count * a.values.BYTES_PER_ELEMENT,
+    emit: (handle) =>
+      streamChunks(handle, chunkOf(a.values, a.components, count), count, (chunk, first, n) => {
+        let i = 0;
+        for (; i < n && first + i < prefix; i++) chunk[i] = blank;
+        if (i < n) chunk.set(a.values.subarray(first + i - prefix, first + n - prefix), i);
+      }),
+  };
+}
+
+/**
+ * A cell block of an image, transposed: VTK cell (x = i, y = j, z = k) is number i + n0 (j + n1 k)
+ * (x fastest); it holds our element (i n1 + j) n2 + k (C order, z fastest). Components stay together.
+ */
+function transposedBlock(a: DataArray, shape: Shape3): Block {
+  const [n0, n1, n2] = shape;
+  const c = a.components;
+  const values = a.values;
+  const strideX = n1 * n2 * c;
+  return {
+    xml: (offset) => dataArrayXml(a.name, a.type, c, offset),
+    bytes: values.length * values.BYTES_PER_ELEMENT,
+    emit: async (handle) => {
+      const chunk = chunkOf(values, c);
+      const tuplesPerChunk = chunk.length / c;
+      let fill = 0;
+      for (let k = 0; k < n2; k++) {
+        for (let j = 0; j < n1; j++) {
+          let source = (j * n2 + k) * c;
+          for (let i = 0; i < n0; i++, source += strideX) {
+            if (c === 1) chunk[fill++] = values[source] as number;
+            else for (let q = 0; q < c; q++) chunk[fill++] = values[source + q] as number;
+            if (fill === tuplesPerChunk * c) {
+              await writeAll(handle, new Uint8Array(chunk.buffer, 0, fill * chunk.BYTES_PER_ELEMENT));
+              fill = 0;
+            }
+          }
+        }
+      }
+      if (fill > 0) await writeAll(handle, new Uint8Array(chunk.buffer, 0, fill * chunk.BYTES_PER_ELEMENT));
+    },
+  };
+}
+
+/** An integer sequence block (connectivity, offsets): Int32 when it fits, else Int64. */
+function sequenceBlock(name: string, count: number, largest: number, at: (i: number) => number): Block {
+  const wide = largest > 2 ** 31 - 1;
+  const type = wide ? 'Int64' : 'Int32';
+  const size = wide ? 8 : 4;
+  return {
+    xml: (offset) => dataArrayXml(name, type, 1, offset),
+    bytes: count * size,
+    emit: (handle) => {
+      const per = Math.max(1, Math.min(count, chunkBytes / size));
+      if (wide) {
+        return streamChunks(handle, new BigInt64Array(per), count, (chunk, first, n) => {
+          for (let i = 0; i < n; i++) chunk[i] = BigInt(at(first + i));
+        });
+      }
+      return streamChunks(handle, new Int32Array(per), count, (chunk, first, n) => {
+        for (let i = 0; i < n; i++) chunk[i] = at(first + i);
+      });
+    },
+  };
+}
+
+/**
+ * Writes the XML (with `{{offset:i}}` placeholders filled) and the appended block of `blocks`:
+ * `_`, then per array its byte count as a UInt64 and its bytes.
+ */
+async function writeVtkFile(path: string, head: (offsets: number[]) => string, blocks: Block[]): Promise<void> {
+  const offsets: number[] = [];
+  let at = 0;
+  for (const b of blocks) {
+    offsets.push(at);
+    at += 8 + b.bytes;
+  }
+  const little = endianness() === 'LE';
+  const xml = head(offsets).replace('{{byte_order}}', little ? 'LittleEndian' : 'BigEndian');
+  await writeAtomically(path, async (temp) => {
+    const handle = await open(temp, 'w');
+    try {
+      await writeAll(handle, Buffer.from(`${xml}  <AppendedData encoding="raw">\n   _`, 'utf8'));
+      const size = new DataView(new ArrayBuffer(8));
+      for (const b of blocks) {
+        size.setBigUint64(0, BigInt(b.bytes), little);
+        await writeAll(handle, new Uint8Array(size.buffer));
+        await b.emit(handle);
+      }
+      await writeAll(handle, Buffer.from('\n  </AppendedData>\n</VTKFile>\n', 'utf8'));
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+const fileHead = (type: string) =>
+  `<?xml version="1.0"?>\n<VTKFile type="${type}" version="1.0" byte_order="{{byte_order}}" header_type="UInt64">\n`;
+
+const formatNumbers = (xs: readonly number[]) => xs.map((x) => String(x)).join(' ');
+
+/** Options of {@link writeVti}. */
+export interface WriteVtiOptions {
+  /** `[n0, n1, n2]` cells, our C order (axis 0 = x). */
+  shape: readonly [number, number, number] | [number, number, number];
+  /** Cell edge (m): one number or `[dx, dy, dz]` (default 1). */
+  spacing?: number | readonly [number, number, number] | [number, number, number];
+  /** Corner of the grid (m), default `[0, 0, 0]`. */
+  origin?: readonly [number, number, number] | [number, number, number];
+  /** Arrays over the cells, each C order: element `(i n1 + j) n2 + k` (× components) is cell (x = i, y = j, z = k). */
+  cellData: DataArrays;
+}
+
+/**
+ * Writes a VTK XML ImageData file (`.vti`): the voxels as cells (WholeExtent `0 n0 0 n1 0 n2`),
+ * appended raw binary with UInt64 headers. Each array is written transposed to VTK's x-fastest
+ * order through a 2 MiB chunk buffer, never copied whole. Atomic.
+ *
+ * @example
+ * ```ts
+ * await writeVti('flow.vti', {
+ *   shape: image.shape,
+ *   spacing: image.voxelSize,
+ *   cellData: { solid: image.solid, velocity: { values: velocity, components: 3 } },
+ * });
+ * ```
+ */
+export async function writeVti(path: string, options: WriteVtiOptions): Promise<void> {
+  const file = readPath(path);
+  const o = readOptions(options, 'options', ['shape', 'spacing', 'origin', 'cellData']);
+  const shape = readShape(o.shape, 'shape');
+  let spacing: [number, number, number];
+  if (o.spacing === undefined) spacing = [1, 1, 1];
+  else if (typeof o.spacing === 'number') {
+    const s = readNumber(o.spacing, 'spacing', { above: 0, unit: 'm' });
+    spacing = [s, s, s];
+  } else {
+    spacing = readVector3(o.spacing, 'spacing');
+    spacing.forEach((s, a) => {
+      if (!(s > 0)) fail('range', `spacing[${a}]`, `must be > 0, got ${describeValue(s)}`, a);
+    });
+  }
+  const origin = readVector3(o.origin, 'origin', { fallback: [0, 0, 0] });
+  if (o.cellData === undefined) fail('type', 'cellData', 'is required (an object of named arrays, may be empty)');
+  const arrays = readArrays(o.cellData, 'cellData', voxelCount(shape), 'cells');
+  const extent = `0 ${shape[0]} 0 ${shape[1]} 0 ${shape[2]}`;
+  const head = (offsets: number[]) =>
+    `${fileHead('ImageData')}  <ImageData WholeExtent="${extent}" Origin="${formatNumbers(origin)}" Spacing="${formatNumbers(spacing)}">\n` +
+    `    <Piece Extent="${extent}">\n      <PointData>\n      </PointData>\n      <CellData>\n` +
+    arrays.map((a, i) => `        ${dataArrayXml(a.name, a.type, a.components, offsets[i] as number)}\n`).join('') +
+    '      </CellData>\n    </Piece>\n  </ImageData>\n';
+  await writeVtkFile(
+    file,
+    head,
+    arrays.map((a) => transposedBlock(a, shape)),
+  );
+}
+
+/** Options of {@link writeVtp}. */
+export interface WriteVtpOptions {
+  /** Point coordinates (m), 3 per point (pore centres). */
+  points: Float64Array | Float32Array;
+  /** Line segments, 2 point indices each (throats). */
+  lines?: Uint32Array | Int32Array;
+  /** Arrays over the points (`pore.*`). */
+  pointData?: DataArrays;
+  /** Arrays over the lines (`throat.*`), one tuple per line. */
+  cellData?: DataArrays;
+  /** Write one vertex cell per point so isolated pores show (default true). */
+  verts?: boolean;
+}
+
+/**
+ * Writes a VTK XML PolyData file (`.vtp`) for a pore network: pores as points, throats as lines,
+ * appended raw binary with UInt64 headers. Atomic.
+ *
+ * Cells in a PolyData file are numbered verts first, then lines (VTK's order: verts, lines,
+ * strips, polys). With `verts` (default) every point also gets a vertex cell, so the file's cell
+ * arrays hold N vertex values first — NaN for float arrays, 0 for integer ones — then your M line
+ * values. `cellData` is therefore always given per line (M tuples); with `verts: false` the file's
+ * cells are exactly the lines.
+ *
+ * @example
+ * ```ts
+ * await writeVtp('network.vtp', {
+ *   points: network['pore.coords'],
+ *   lines: network['throat.conns'],
+ *   pointData: { 'pore.diameter': network['pore.diameter'] },
+ *   cellData: { 'throat.diameter': network['throat.diameter'] },
+ * });
+ * ```
+ */
+export async function writeVtp(path: string, options: WriteVtpOptions): Promise<void> {
+  const file = readPath(path);
+  const o = readOptions(options, 'options', ['points', 'lines', 'pointData', 'cellData', 'verts']);
+  if (!(o.points instanceof Float64Array || o.points instanceof Float32Array) || !ArrayBuffer.isView(o.points)) {
+    fail('type', 'points', `must be a Float64Array or Float32Array (3 per point), got ${describeValue(o.points)}`);
+  }
+  const points = readNumericArray(o.points, 'points').values as Float64Array | Float32Array;
+  if (points.length % 3 !== 0) fail('range', 'points', `length ${points.length} is not a multiple of 3`);
+  for (let i = 0; i < points.length; i++) {
+    if (!Number.isFinite(points[i])) fail('range', 'points', `element ${i} is not finite (${points[i]})`, i);
+  }
+  const n = points.length / 3;
+  let lines: Uint32Array | Int32Array = new Uint32Array(0);
+  if (o.lines !== undefined) {
+    if (!(o.lines instanceof Uint32Array || o.lines instanceof Int32Array) || !ArrayBuffer.isView(o.lines)) {
+      fail('type', 'lines', `must be a Uint32Array or Int32Array (2 per line), got ${describeValue(o.lines)}`);
+    }
+    lines = readNumericArray(o.lines, 'lines').values as Uint32Array | Int32Array;
+    if (lines.length % 2 !== 0) fail('range', 'lines', `length ${lines.length} is not a multiple of 2`);
+    for (let i = 0; i < lines.length; i++) {
+      const p = lines[i] as number;
+      if (!(p >= 0 && p < n)) fail('range', 'lines', `element ${i} is ${p}, not a point index in [0, ${n})`, i);
+    }
+  }
+  const m = lines.length / 2;
+  const verts = o.verts === undefined ? true : o.verts;
+  if (typeof verts !== 'boolean') fail('type', 'verts', `must be true or false, got ${describeValue(verts)}`);
+  const pointArrays = readArrays(o.pointData, 'pointData', n, 'points');
+  const cellArrays = readArrays(o.cellData, 'cellData', m, 'lines');
+  const vertCount = verts ? n : 0;
+  const lineValues = lines;
+  const blocks: Block[] = [
+    ...pointArrays.map((a) => plainBlock(a)),
+    ...cellArrays.map((a) => plainBlock(a, vertCount)),
+    plainBlock({
+      name: 'Points',
+      type: points instanceof Float64Array ? 'Float64' : 'Float32',
+      components: 3,
+      values: points,
+    }),
+    sequenceBlock('connectivity', vertCount, vertCount - 1, (i) => i),
+    sequenceBlock('offsets', vertCount, vertCount, (i) => i + 1),
+    sequenceBlock('connectivity', 2 * m, n - 1, (i) => lineValues[i] as number),
+    sequenceBlock('offsets', m, 2 * m, (i) => 2 * (i + 1)),
+  ];
+  const head = (offsets: number[]) => {
+    const line = (i: number) => `        ${(blocks[i] as Block).xml(offsets[i] as number)}\n`;
+    const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => line(from + i)).join('');
+    const p = pointArrays.length;
+    const c = cellArrays.length;
+    return (
+      `${fileHead('PolyData')}  <PolyData>\n` +
+      `    <Piece NumberOfPoints="${n}" NumberOfVerts="${vertCount}" NumberOfLines="${m}" NumberOfStrips="0" NumberOfPolys="0">\n` +
+      `      <PointData>\n${range(0, p)}      </PointData>\n` +
+      `      <CellData>\n${range(p, c)}      </CellData>\n` +
+      `      <Points>\n${range(p + c, 1)}      </Points>\n` +
+      `      <Verts>\n${range(p + c + 1, 2)}      </Verts>\n` +
+      `      <Lines>\n${range(p + c + 3, 2)}      </Lines>\n` +
+      '    </Piece>\n  </PolyData>\n'
+    );
+  };
+  await writeVtkFile(file, head, blocks);
+}

@@ -1,0 +1,248 @@
+// Readers: .raw (every dtype, both solid rules), .npy/.npz (handwritten files), TIFF stacks
+// (handwritten classic TIFF and BigTIFF), readImage's dispatch.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { zipSync } from 'fflate';
+import { FileFormatError, readImage, readNpy, readRaw, readTiff } from '../dist/index.js';
+import { encodeNpy, encodeTiff, tempDir, throwsNaming } from './fixtures/helpers.mjs';
+
+const dir = tempDir();
+const shape = [3, 4, 5];
+const n = 60;
+// A pattern with zeros, negatives and -0 (zero) in every dtype.
+const pattern = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 0 : i % 3 === 1 ? i : -1));
+const expectedSolid = (values, rule = 'nonzero') =>
+  Uint8Array.from(values, (v) => (rule === 'nonzero' ? (v !== 0 ? 1 : 0) : v === 0 ? 1 : 0));
+
+describe('readRaw', () => {
+  const dtypes = {
+    uint8: [Uint8Array, 1],
+    int8: [Int8Array, 1],
+    uint16: [Uint16Array, 2],
+    int16: [Int16Array, 2],
+    uint32: [Uint32Array, 4],
+    int32: [Int32Array, 4],
+    float32: [Float32Array, 4],
+    float64: [Float64Array, 8],
+  };
+  for (const [dtype, [Ctor, size]] of Object.entries(dtypes)) {
+    for (const littleEndian of [true, false]) {
+      it(`${dtype}, ${littleEndian ? 'little' : 'big'}-endian, both solid rules`, async () => {
+        const values = pattern.map((v) => (Ctor.name.startsWith('Uint') ? Math.abs(v) : v));
+        const bytes = new Uint8Array(n * size);
+        const view = new DataView(bytes.buffer);
+        const setter = `set${Ctor.name.replace('Array', '')}`;
+        for (const [i, v] of values.entries()) view[setter](i * size, v, littleEndian);
+        if (dtype.startsWith('float')) view[setter](0, -0, littleEndian); // −0 is zero
+        const file = join(dir, `${dtype}-${littleEndian}.raw`);
+        writeFileSync(file, bytes);
+        for (const solid of ['nonzero', 'zero']) {
+          const image = await readRaw(file, { shape, dtype, voxelSize: 2e-6, littleEndian, solid });
+          assert.deepEqual(image.shape, shape);
+          assert.equal(image.voxelSize, 2e-6);
+          assert.deepEqual(image.solid, expectedSolid(values, solid));
+        }
+      });
+    }
+  }
+  it('a float NaN voxel is non-zero', async () => {
+    const file = join(dir, 'nan.raw');
+    writeFileSync(file, new Float32Array([Number.NaN, 0, 1, -0, 0, 0, 0, 0]));
+    const image = await readRaw(file, { shape: [2, 2, 2], dtype: 'float32', voxelSize: 1 });
+    assert.deepEqual([...image.solid], [1, 0, 1, 0, 0, 0, 0, 0]);
+  });
+  it('a size mismatch is a RangeError naming shape with both sizes', async () => {
+    const file = join(dir, 'short.raw');
+    writeFileSync(file, new Uint8Array(59));
+    await throwsNaming(() => readRaw(file, { shape, voxelSize: 1 }), RangeError, 'shape', /60 bytes.*59/);
+    await throwsNaming(() => readRaw(file, { shape, dtype: 'uint16', voxelSize: 1 }), RangeError, 'shape', /120/);
+    // Absurd shapes are refused by the file size, before any allocation.
+    await throwsNaming(() => readRaw(file, { shape: [1e5, 1e5, 1e5], voxelSize: 1 }), RangeError, 'shape');
+  });
+});
+
+describe('readNpy', () => {
+  const c = Array.from({ length: n }, (_, i) => (i * 7) % 4); // C order, values 0..3
+  it('v1.0 header, |u1, C order', async () => {
+    const file = join(dir, 'u1.npy');
+    writeFileSync(file, encodeNpy({ descr: '|u1', shape, values: c }));
+    const image = await readNpy(file, { voxelSize: 1e-6 });
+    assert.deepEqual(image.shape, shape);
+    assert.deepEqual(image.solid, expectedSolid(c));
+    const pores = await readNpy(file, { voxelSize: 1e-6, solid: 'zero' });
+    assert.deepEqual(pores.solid, expectedSolid(c, 'zero'));
+  });
+  it('v2.0 header, |b1 (bool)', async () => {
+    const file = join(dir, 'b1.npy');
+    const b = c.map((v) => v > 1);
+    writeFileSync(file, encodeNpy({ descr: '|b1', shape, values: b, version: 2 }));
+    const image = await readNpy(file, { voxelSize: 1 });
+    assert.deepEqual(image.solid, Uint8Array.from(b, Number));
+  });
+  it('<f8 with -0 and NaN, >i2 big-endian', async () => {
+    const f = c.map((v, i) => (i === 0 ? -0 : i === 1 ? Number.NaN : v - 1.5 + 1.5));
+    writeFileSync(join(dir, 'f8.npy'), encodeNpy({ descr: '<f8', shape, values: f }));
+    const image = await readNpy(join(dir, 'f8.npy'), { voxelSize: 1 });
+    assert.deepEqual(
+      image.solid,
+      Uint8Array.from(f, (v) => (v !== 0 ? 1 : 0)),
+    );
+    const s = c.map((v) => (v - 2) * 300);
+    writeFileSync(join(dir, 'i2.npy'), encodeNpy({ descr: '>i2', shape, values: s }));
+    const big = await readNpy(join(dir, 'i2.npy'), { voxelSize: 1 });
+    assert.deepEqual(big.solid, expectedSolid(s));
+  });
+  it('fortran_order True is transposed into C order', async () => {
+    // Fortran order stores (i, j, k) at i + n0 (j + n1 k).
+    const [n0, n1, n2] = shape;
+    const fortran = new Array(n);
+    for (let i = 0; i < n0; i++)
+      for (let j = 0; j < n1; j++)
+        for (let k = 0; k < n2; k++) fortran[i + n0 * (j + n1 * k)] = c[(i * n1 + j) * n2 + k];
+    const file = join(dir, 'fortran.npy');
+    writeFileSync(file, encodeNpy({ descr: '<i4', shape, values: fortran, fortran: true }));
+    const image = await readNpy(file, { voxelSize: 1 });
+    assert.deepEqual(image.solid, expectedSolid(c));
+  });
+  it('2-D is a RangeError saying 3-D is needed; a bad dtype a RangeError', async () => {
+    writeFileSync(join(dir, 'flat.npy'), encodeNpy({ descr: '|u1', shape: [6, 10], values: c }));
+    await throwsNaming(() => readNpy(join(dir, 'flat.npy'), { voxelSize: 1 }), RangeError, 'path', /3-D/);
+    const bytes = encodeNpy({ descr: '<u2', shape, values: c });
+    bytes.write('<c8', bytes.indexOf('<u2'), 'latin1');
+    writeFileSync(join(dir, 'c8.npy'), bytes);
+    await throwsNaming(() => readNpy(join(dir, 'c8.npy'), { voxelSize: 1 }), RangeError, 'path', /dtype/);
+  });
+  it('corrupt headers are FileFormatErrors', async () => {
+    const good = encodeNpy({ descr: '|u1', shape, values: c });
+    const cases = {
+      'bad magic': Buffer.concat([Buffer.from('NOTNPY'), good.subarray(6)]),
+      truncated: good.subarray(0, good.length - 1),
+      'header past the end': (() => {
+        const b = Buffer.from(good);
+        b.writeUInt16LE(60000, 8);
+        return b;
+      })(),
+      'absurd shape': Buffer.from(
+        good.toString('latin1').replace('(3, 4, 5)', '(1000000000000, 1000000000000, 1)'),
+        'latin1',
+      ),
+      'negative dimension': Buffer.from(good.toString('latin1').replace('(3, 4, 5)', '(3, -4, 5)'), 'latin1'),
+      'no header': good.subarray(0, 9),
+    };
+    for (const [name, bytes] of Object.entries(cases)) {
+      const file = join(dir, `corrupt-${name.replaceAll(' ', '-')}.npy`);
+      writeFileSync(file, bytes);
+      await assert.rejects(readNpy(file, { voxelSize: 1 }), (e) => {
+        assert.ok(e instanceof FileFormatError, `${name}: ${e}`);
+        assert.equal(e.code, 'PECLET_BAD_FILE');
+        assert.equal(e.path, file);
+        return true;
+      });
+    }
+  });
+  it('.npz stored and deflated, two arrays, key', async () => {
+    const a = encodeNpy({ descr: '|u1', shape, values: c });
+    const b = encodeNpy({ descr: '<f4', shape, values: c.map((v) => 3 - v) });
+    for (const level of [0, 6]) {
+      const file = join(dir, `two-${level}.npz`);
+      writeFileSync(file, zipSync({ 'im.npy': new Uint8Array(a), 'other.npy': new Uint8Array(b) }, { level }));
+      assert.deepEqual((await readNpy(file, { voxelSize: 1 })).solid, expectedSolid(c), 'im by default');
+      const other = await readNpy(file, { voxelSize: 1, key: 'other' });
+      assert.deepEqual(other.solid, expectedSolid(c.map((v) => 3 - v)));
+      await throwsNaming(() => readNpy(file, { voxelSize: 1, key: 'nope' }), RangeError, 'key', /'im', 'other'/);
+    }
+    const file = join(dir, 'noim.npz');
+    writeFileSync(file, zipSync({ 'a.npy': new Uint8Array(a), 'b.npy': new Uint8Array(b) }));
+    await throwsNaming(() => readNpy(file, { voxelSize: 1 }), RangeError, 'key', /'a', 'b'/);
+    assert.deepEqual((await readNpy(file, { voxelSize: 1, key: 'b' })).shape, shape);
+    const single = join(dir, 'single.npz');
+    writeFileSync(single, zipSync({ 'x.npy': new Uint8Array(a) }, { level: 9 }));
+    assert.deepEqual((await readNpy(single, { voxelSize: 1 })).solid, expectedSolid(c));
+    const junk = join(dir, 'junk.npz');
+    writeFileSync(junk, Buffer.from('PK not really a zip file at all'));
+    await assert.rejects(readNpy(junk, { voxelSize: 1 }), FileFormatError);
+  });
+});
+
+describe('readTiff', () => {
+  const width = 5;
+  const height = 4;
+  const pages = (bits) =>
+    Array.from({ length: 3 }, (_, p) =>
+      (bits === 8 ? Uint8Array : Uint16Array).from(
+        { length: width * height },
+        (_, i) => ((i + p) % 3) * (bits === 8 ? 100 : 30000),
+      ),
+    );
+  for (const big of [false, true]) {
+    for (const bits of [8, 16]) {
+      for (const littleEndian of [true, false]) {
+        it(`${big ? 'BigTIFF' : 'classic TIFF'}, uint${bits}, ${littleEndian ? 'II' : 'MM'}: shape [pages, height, width]`, async () => {
+          const data = pages(bits);
+          const file = join(dir, `stack-${big}-${bits}-${littleEndian}.tif`);
+          writeFileSync(file, encodeTiff({ pages: data, width, height, bits, big, littleEndian }));
+          const image = await readTiff(file, { voxelSize: 3e-6 });
+          assert.deepEqual(image.shape, [3, height, width]);
+          const all = data.flatMap((p) => [...p]);
+          assert.deepEqual(image.solid, expectedSolid(all));
+          const zero = await readTiff(file, { voxelSize: 3e-6, solid: 'zero' });
+          assert.deepEqual(zero.solid, expectedSolid(all, 'zero'));
+        });
+      }
+    }
+  }
+  it('pages of different sizes are a RangeError', async () => {
+    const data = [new Uint8Array(20), new Uint8Array(20)];
+    const file = join(dir, 'mismatch.tif');
+    writeFileSync(
+      file,
+      encodeTiff({
+        pages: data,
+        width: 5,
+        height: 4,
+        sizes: [
+          [5, 4],
+          [4, 5],
+        ],
+      }),
+    );
+    await throwsNaming(() => readTiff(file, { voxelSize: 1 }), RangeError, 'path', /share a size/);
+  });
+  it('corrupt bytes are FileFormatErrors, a looping page chain too', async () => {
+    const good = encodeTiff({ pages: pages(8), width, height });
+    const loop = Buffer.from(good);
+    // Point the last page's next-IFD offset back at the first page.
+    const lastNext = 8 + 2 * (2 + 8 * 12 + 4) + 2 + 8 * 12;
+    loop.writeUInt32LE(8, lastNext);
+    const cases = {
+      garbage: Buffer.from('this is not a tiff file at all'),
+      truncated: good.subarray(0, 100),
+      'strip past the end': good.subarray(0, good.length - 5),
+      loop,
+    };
+    for (const [name, bytes] of Object.entries(cases)) {
+      const file = join(dir, `corrupt-${name.replaceAll(' ', '-')}.tif`);
+      writeFileSync(file, bytes);
+      await assert.rejects(
+        readTiff(file, { voxelSize: 1 }),
+        (e) => e instanceof FileFormatError || assert.fail(`${name}: ${e}`),
+      );
+    }
+  });
+});
+
+describe('readImage', () => {
+  it('dispatches by extension', async () => {
+    writeFileSync(join(dir, 'd.raw'), new Uint8Array(8).fill(1));
+    writeFileSync(join(dir, 'd.BIN'), new Uint8Array(8));
+    assert.equal((await readImage(join(dir, 'd.raw'), { shape: [2, 2, 2], voxelSize: 1 })).solid[0], 1);
+    assert.equal((await readImage(join(dir, 'd.BIN'), { shape: [2, 2, 2], voxelSize: 1 })).solid[0], 0);
+    writeFileSync(join(dir, 'd.npy'), encodeNpy({ descr: '|u1', shape: [2, 2, 2], values: [1, 0, 0, 0, 0, 0, 0, 0] }));
+    assert.equal((await readImage(join(dir, 'd.npy'), { voxelSize: 1 })).solid[0], 1);
+    writeFileSync(join(dir, 'd.tiff'), encodeTiff({ pages: [new Uint8Array([7, 0, 0, 0])], width: 2, height: 2 }));
+    assert.deepEqual((await readImage(join(dir, 'd.tiff'), { voxelSize: 1 })).shape, [1, 2, 2]);
+    await throwsNaming(() => readImage(join(dir, 'd.vti'), { voxelSize: 1 }), RangeError, 'path', /\.vti/);
+  });
+});
