@@ -1,0 +1,303 @@
+#include "lattice_object.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <peclet/memory.hpp>
+#include <peclet/runtime.hpp>
+#include <string>
+#include <vector>
+
+#include "step_work.hpp"
+
+namespace peclet_flow {
+
+namespace flow = peclet::flow;
+
+namespace {
+
+// The TypeScript layer checks and normalizes the options; here a missing or
+// non-number field reads as NaN and the kernel's validation names it.
+double number(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : std::nan("");
+}
+
+std::string text(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+}
+
+std::size_t count(double value) { return value >= 0 && std::isfinite(value) ? static_cast<std::size_t>(value) : 0; }
+
+// A Uint8Array argument copied before anything reads it (it may be a view
+// of shared memory another thread writes).
+std::vector<std::uint8_t> bytesCopy(Napi::Env env, const Napi::Value& value, const char* name) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    peclet::throwArgumentError(env, true, name, -1, "must be a Uint8Array");
+  Napi::Uint8Array a = value.As<Napi::Uint8Array>();
+  peclet::ensureAllocatable(name, "a copy of " + std::to_string(a.ElementLength()) + " voxels",
+                            double(a.ElementLength()));
+  std::vector<std::uint8_t> copy(a.ElementLength());
+  if (!copy.empty()) std::memcpy(copy.data(), a.Data(), copy.size());
+  return copy;
+}
+
+flow::LatticeOptions readOptions(Napi::Env env, const Napi::Object& o) {
+  flow::LatticeOptions options;
+  Napi::Value shape = o.Get("shape");
+  if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 3)
+    peclet::throwArgumentError(env, true, "shape", -1, "must be [n0, n1, n2]");
+  for (uint32_t a = 0; a < 3; a++) {
+    const double n = shape.As<Napi::Array>().Get(a).ToNumber().DoubleValue();
+    if (!(n >= 1 && n <= 4294967295.0 && std::floor(n) == n))
+      peclet::throwArgumentError(env, false, "shape", a, "must be a positive integer");
+    options.shape[a] = static_cast<std::size_t>(n);
+  }
+  Napi::Value solid = o.Get("solid");
+  Napi::Value fraction = o.Get("solidFraction");
+  const double voxels = double(options.shape[0]) * double(options.shape[1]) * double(options.shape[2]);
+  options.precision = text(o, "precision") == "f32" ? flow::Precision::F32 : flow::Precision::F64;
+  const std::string layout = text(o, "layout");
+  options.layout = layout == "dense" ? flow::Layout::Dense : layout == "sparse" ? flow::Layout::Sparse : flow::Layout::Auto;
+  // Refused before anything is copied or allocated: the lattice at its
+  // densest (an upper bound), then the exact plan once the solid is known.
+  {
+    flow::LatticeOptions bound;
+    bound.shape = options.shape;
+    bound.precision = options.precision;
+    bound.layout = flow::Layout::Dense;
+    peclet::ensureAllocatable("shape", "a lattice of " + std::to_string(std::size_t(voxels)) + " voxels",
+                              std::min(flow::plannedBytes(bound), voxels * 400.0));
+  }
+  if (!solid.IsUndefined()) options.solid = bytesCopy(env, solid, "solid");
+  if (!fraction.IsUndefined()) options.solidFraction = peclet::float64Vector(env, fraction, "solidFraction");
+  Napi::Value sdf = o.Get("sdf");
+  if (!sdf.IsUndefined()) options.sdf = peclet::float64Vector(env, sdf, "sdf");
+  Napi::Value periodic = o.Get("periodic");
+  if (periodic.IsArray()) {
+    for (uint32_t a = 0; a < 3 && a < periodic.As<Napi::Array>().Length(); a++)
+      options.periodic[a] = periodic.As<Napi::Array>().Get(a).ToBoolean().Value();
+  }
+  options.relaxation.model = text(o, "model") == "bgk" ? flow::CollisionModel::BGK : flow::CollisionModel::TRT;
+  options.relaxation.tauPlus = number(o, "tau");
+  options.relaxation.magic = number(o, "magic");
+  Napi::Value force = o.Get("bodyForce");
+  if (force.IsArray()) options.bodyForce = peclet::vector3(env, force, "bodyForce");
+  options.inertia = o.Get("inertia").ToBoolean().Value();
+  const double axis = number(o, "pressureAxis");
+  if (std::isfinite(axis)) {
+    options.pressure.axis = static_cast<int>(axis);
+    options.pressure.inletDensity = number(o, "inletDensity");
+    options.pressure.outletDensity = number(o, "outletDensity");
+  }
+  peclet::ensureAllocatable("shape", "a lattice of " + std::to_string(std::size_t(voxels)) + " voxels",
+                            flow::plannedBytes(options));
+  return options;
+}
+
+}  // namespace
+
+void throwFlowError(Napi::Env env, const flow::FlowError& error) {
+  peclet::throwArgumentError(env, error.kind() == flow::ErrorKind::Type, error.argument(), -1, error.detail());
+}
+
+Napi::Object stepResult(Napi::Env env, const StepOutcome& outcome) {
+  Napi::Object o = Napi::Object::New(env);
+  const bool diverged = !outcome.moments.finite;
+  o.Set("status", diverged ? "diverged" : outcome.cancelled ? "cancelled" : "done");
+  o.Set("steps", static_cast<double>(outcome.steps));
+  Napi::Array momentum = Napi::Array::New(env, 3);
+  for (uint32_t a = 0; a < 3; a++) momentum.Set(a, outcome.moments.momentum[a]);
+  o.Set("momentum", momentum);
+  o.Set("speed", outcome.moments.speed);
+  o.Set("mass", outcome.moments.mass);
+  return o;
+}
+
+StepOutcome LatticeState::advance(std::size_t steps, std::function<bool()> stop) {
+  cancel = false;
+  shouldStop = [this, stop = std::move(stop)] { return dropped.load() || stop(); };
+  struct Reset {
+    std::function<bool()>& f;
+    ~Reset() { f = nullptr; }
+  } reset{shouldStop};
+  StepOutcome outcome;
+  outcome.steps = kernel->step(steps, &cancel);
+  outcome.cancelled = outcome.steps < steps;
+  outcome.moments = kernel->moments();
+  return outcome;
+}
+
+Napi::Function Lattice::Init(Napi::Env env) {
+  auto members = LifecycleMembers();
+  members.push_back(Method<&Lattice::Step>("step"));
+  members.push_back(Method<&Lattice::StepAsync>("stepAsync"));
+  members.push_back(Getter<&Lattice::Velocity>("velocity"));
+  members.push_back(Getter<&Lattice::Density>("density"));
+  members.push_back(Getter<&Lattice::Porosity>("porosity"));
+  members.push_back(Getter<&Lattice::Force>("force"));
+  members.push_back(Method<&Lattice::SetBodyForce>("setBodyForce"));
+  members.push_back(Method<&Lattice::SetPressure>("setPressure"));
+  members.push_back(Getter<&Lattice::Info>("info"));
+  members.push_back(Getter<&Lattice::Busy>("busy"));
+  return DefineClass(env, "Lattice", members);
+}
+
+// new Lattice(options): `options` as normalized by the TypeScript layer.
+Lattice::Lattice(const Napi::CallbackInfo& info) : peclet::Object<Lattice>(info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "options must be an object");
+  auto state = std::make_shared<LatticeState>(envId());
+  try {
+    flow::LatticeOptions options = readOptions(env, info[0].As<Napi::Object>());
+    state->threads = static_cast<unsigned>(count(number(info[0].As<Napi::Object>(), "threads")));
+    options.parallelFor = peclet::lendPool(&state->threads, &state->cancel, &state->shouldStop);
+    const unsigned pool = peclet::runtime().pool().size();
+    options.workers = state->threads == 0 ? pool : std::min(state->threads, pool);
+    state->kernel = flow::makeLattice(std::move(options));
+    state->account();
+  } catch (const flow::FlowError& e) {
+    throwFlowError(env, e);
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    peclet::throwAsJs(env, "new Lattice");  // the constructor has no method wrapper
+  }
+  state_ = std::move(state);
+}
+
+void Lattice::dropNative() noexcept {
+  if (!state_) return;
+  state_->dropped = true;  // work in flight stops at its next step
+  state_->cancel = true;
+  state_.reset();
+}
+
+void Lattice::ensureIdle(Napi::Env env, const char* what) const {
+  if (state_->busy) {
+    throw Napi::TypeError::New(env, std::string(what) + ": Lattice#" + std::to_string(id()) +
+                                        " is running (await run() or abort it first)");
+  }
+}
+
+Napi::Value Lattice::Step(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "step");
+  auto& s = this->env();
+  StepOutcome outcome = state_->advance(count(info[0].ToNumber().DoubleValue()), [&s] { return s.exiting(); });
+  state_->account();
+  return stepResult(env, outcome);
+}
+
+Napi::Value Lattice::StepAsync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "run");
+  return (new StepWork(env, state_, count(info[0].ToNumber().DoubleValue())))->Start();
+}
+
+Napi::Value Lattice::field(Napi::Env env, void* data, std::size_t length) {
+  if (state_->kernel->precision() == flow::Precision::F32)
+    return exportArray<float>(env, state_, static_cast<float*>(data), length);
+  return exportArray<double>(env, state_, static_cast<double*>(data), length);
+}
+
+Napi::Value Lattice::Velocity(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "velocity");
+  state_->kernel->allocateFields();
+  state_->account();
+  return field(info.Env(), state_->kernel->velocityData(), 3 * state_->kernel->voxels());
+}
+
+Napi::Value Lattice::Density(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "density");
+  state_->kernel->allocateFields();
+  state_->account();
+  return field(info.Env(), state_->kernel->densityData(), state_->kernel->voxels());
+}
+
+Napi::Value Lattice::Porosity(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "porosity");
+  double* data = state_->kernel->porosity();
+  state_->account();
+  return exportArray<double>(info.Env(), state_, data, state_->kernel->voxels());
+}
+
+Napi::Value Lattice::Force(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "force");
+  double* data = state_->kernel->force();
+  state_->account();
+  return exportArray<double>(info.Env(), state_, data, 3 * state_->kernel->voxels());
+}
+
+Napi::Value Lattice::SetBodyForce(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "bodyForce");
+  const std::array<double, 3> force = peclet::vector3(env, info[0], "bodyForce");
+  try {
+    state_->kernel->setBodyForce(force);
+  } catch (const flow::FlowError& e) {
+    throwFlowError(env, e);
+  }
+  return env.Undefined();
+}
+
+Napi::Value Lattice::SetPressure(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "pressure");
+  const double inlet = peclet::finiteNumber(env, info[0], "inletDensity");
+  const double outlet = peclet::finiteNumber(env, info[1], "outletDensity");
+  try {
+    state_->kernel->setPressure(inlet, outlet);
+  } catch (const flow::FlowError& e) {
+    throwFlowError(env, e);
+  }
+  return env.Undefined();
+}
+
+Napi::Value Lattice::Info(const Napi::CallbackInfo& info) {
+  const flow::Lattice& k = *state_->kernel;
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("layout", k.layout() == flow::Layout::Sparse ? "sparse" : "dense");
+  o.Set("precision", k.precision() == flow::Precision::F32 ? "f32" : "f64");
+  o.Set("fluidNodes", static_cast<double>(k.fluidNodes()));
+  o.Set("voxels", static_cast<double>(k.voxels()));
+  o.Set("tauPlus", k.tauPlus());
+  o.Set("tauMinus", k.tauMinus());
+  o.Set("stepCount", static_cast<double>(k.stepCount()));
+  o.Set("bytes", static_cast<double>(k.bytes()));
+  o.Set("bytesPerUpdate", k.bytesPerUpdate());
+  Napi::Array force = Napi::Array::New(info.Env(), 3);
+  for (uint32_t a = 0; a < 3; a++) force.Set(a, k.bodyForce()[a]);
+  o.Set("bodyForce", force);
+  return o;
+}
+
+Napi::Value Lattice::Busy(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), state_->busy); }
+
+Napi::Value Percolates(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<std::uint8_t> solid = bytesCopy(env, info[0], "solid");
+  Napi::Value shape = info[1];
+  if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 3)
+    peclet::throwArgumentError(env, true, "shape", -1, "must be [n0, n1, n2]");
+  std::array<std::size_t, 3> n{};
+  double voxels = 1;
+  for (uint32_t a = 0; a < 3; a++) {
+    const double v = shape.As<Napi::Array>().Get(a).ToNumber().DoubleValue();
+    if (!(v >= 1 && std::floor(v) == v && v <= 4294967295.0))
+      peclet::throwArgumentError(env, false, "shape", a, "must be a positive integer");
+    n[a] = static_cast<std::size_t>(v);
+    voxels *= v;
+  }
+  if (voxels != double(solid.size()))
+    peclet::throwArgumentError(env, false, "solid", -1,
+                               "has " + std::to_string(solid.size()) + " voxels, the shape needs " +
+                                   std::to_string(static_cast<double>(voxels)));
+  const double axis = info[2].ToNumber().DoubleValue();
+  if (!(axis == 0 || axis == 1 || axis == 2)) peclet::throwArgumentError(env, false, "axis", -1, "must be 0, 1 or 2");
+  peclet::ensureAllocatable("shape", "a search over " + std::to_string(solid.size()) + " voxels",
+                            double(solid.size()) * 9.0);
+  return Napi::Boolean::New(env, flow::percolates(solid.data(), n, static_cast<int>(axis)));
+}
+
+}  // namespace peclet_flow

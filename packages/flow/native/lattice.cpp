@@ -1,0 +1,806 @@
+#include "lattice.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <string>
+
+#include "d3q19.hpp"
+
+namespace peclet::flow {
+
+namespace {
+
+using namespace d3q19;
+
+// A sparse pull source with this bit set bounces back from the node itself.
+constexpr std::uint32_t kBounce = 0x80000000u;
+constexpr double kMaxVoxels = 4294967295.0;  // voxel indices are 32-bit
+constexpr double kMaxSparseNodes = 2147483647.0;
+
+// Drag coefficient γ of a gray voxel of solid fraction s < 1: 2s/(1 − s), so
+// that a uniform gray medium has the permeability ν(1 − s)/(2s) of partial
+// bounce-back (Walsh, Burwinkle & Saar 2009) whatever drives the flow.
+double grayDrag(double s) { return 2.0 * s / (1.0 - s); }
+
+std::size_t bytesOfPrecision(Precision p) { return p == Precision::F32 ? 4 : 8; }
+
+std::string str(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+// Bytes moved per fluid-node update and held per node, by layout.
+double denseBytesPerVoxel(std::size_t t) { return 2.0 * Q * double(t) + 1.0; }
+double sparseBytesPerNode(std::size_t t) { return 2.0 * Q * double(t) + 4.0 * (Q - 1) + 4.0; }
+
+Layout chooseLayout(Layout requested, std::size_t voxels, std::size_t fluid, std::size_t t, bool interpolated) {
+  if (requested != Layout::Auto) return requested;
+  if (interpolated) return Layout::Sparse;
+  if (double(fluid) > kMaxSparseNodes) return Layout::Dense;
+  return double(fluid) * sparseBytesPerNode(t) < double(voxels) * denseBytesPerVoxel(t) ? Layout::Sparse : Layout::Dense;
+}
+
+std::size_t countFluid(const LatticeOptions& o, std::size_t voxels) {
+  std::size_t fluid = 0;
+  for (std::size_t v = 0; v < voxels; v++) {
+    const bool solid = (!o.solid.empty() && o.solid[v] != 0) ||
+                       (!o.solidFraction.empty() && o.solidFraction[v] >= 1.0) || (!o.sdf.empty() && !(o.sdf[v] > 0.0));
+    fluid += solid ? 0 : 1;
+  }
+  return fluid;
+}
+
+double voxelCount(const std::array<std::size_t, 3>& shape) {
+  return double(shape[0]) * double(shape[1]) * double(shape[2]);
+}
+
+void validate(const LatticeOptions& o) {
+  for (std::size_t a = 0; a < 3; a++) {
+    if (o.shape[a] < 1) rangeError("shape", "every extent must be at least 1");
+  }
+  const double voxels = voxelCount(o.shape);
+  if (voxels > kMaxVoxels)
+    rangeError("shape", "the image has " + str(voxels) + " voxels; a lattice holds at most " + str(kMaxVoxels));
+  const auto n = static_cast<std::size_t>(voxels);
+  if (!o.solid.empty() && o.solid.size() != n)
+    throw FlowError(ErrorKind::Range, "solid",
+                    "has " + std::to_string(o.solid.size()) + " voxels, the shape needs " + std::to_string(n));
+  if (!o.solidFraction.empty()) {
+    if (o.solidFraction.size() != n)
+      throw FlowError(ErrorKind::Range, "solidFraction",
+                      "has " + std::to_string(o.solidFraction.size()) + " voxels, the shape needs " + std::to_string(n));
+    for (std::size_t v = 0; v < n; v++) {
+      const double s = o.solidFraction[v];
+      if (!(s >= 0.0 && s <= 1.0))
+        rangeError("solidFraction", "voxel " + std::to_string(v) + " is " + str(s) + "; solid fractions lie in [0, 1]");
+    }
+  }
+  if (!o.sdf.empty()) {
+    if (o.sdf.size() != n)
+      throw FlowError(ErrorKind::Range, "sdf",
+                      "has " + std::to_string(o.sdf.size()) + " voxels, the shape needs " + std::to_string(n));
+    if (!o.solid.empty() || !o.solidFraction.empty())
+      throw FlowError(ErrorKind::Type, "sdf", "give one of solid, solidFraction or sdf");
+    if (o.layout == Layout::Dense) rangeError("layout", "a geometry given by sdf needs the sparse layout");
+    for (std::size_t v = 0; v < n; v++) {
+      if (std::isnan(o.sdf[v])) rangeError("sdf", "voxel " + std::to_string(v) + " is NaN");
+    }
+  }
+  const Relaxation& r = o.relaxation;
+  const char* tauName = r.model == CollisionModel::BGK ? "relaxation.tau" : "viscosity";
+  if (!std::isfinite(r.tauPlus) || r.tauPlus <= 0.5 || r.tauPlus > 1e4)
+    rangeError(tauName, "gives the relaxation time " + str(r.tauPlus) +
+                            "; a stable lattice needs 0.5 < τ ≤ 10000 (viscosity 0 < ν ≤ 3333 in lattice units)");
+  if (r.model == CollisionModel::TRT) {
+    if (!std::isfinite(r.magic) || r.magic <= 0.0 || r.magic > 1e4)
+      rangeError("relaxation.magic", "is " + str(r.magic) + "; the magic parameter Λ lies in (0, 10000]");
+    const double tauMinus = 0.5 + r.magic / (r.tauPlus - 0.5);
+    if (!std::isfinite(tauMinus) || tauMinus > 1e8)
+      rangeError("relaxation.magic", "gives τ− = " + str(tauMinus) + " with τ+ = " + str(r.tauPlus) +
+                                         ", outside the stable range; raise the viscosity or lower Λ");
+  }
+  for (std::size_t a = 0; a < 3; a++) {
+    if (!std::isfinite(o.bodyForce[a]) || std::fabs(o.bodyForce[a]) > 1.0)
+      rangeError("bodyForce", "component " + std::to_string(a) + " is " + str(o.bodyForce[a]) +
+                                  "; a body force in lattice units must be finite and at most 1 in magnitude");
+  }
+  const PressureDrive& p = o.pressure;
+  if (p.axis >= 0) {
+    if (p.axis > 2) rangeError("pressure.axis", "must be 0, 1 or 2");
+    if (o.periodic[std::size_t(p.axis)])
+      rangeError("pressure.axis", "is periodic; a pressure drive needs an inlet and an outlet plane");
+    if (o.shape[std::size_t(p.axis)] < 3)
+      rangeError("shape", "a pressure drive needs at least 3 planes along its axis");
+    for (double d : {p.inletDensity, p.outletDensity}) {
+      if (!std::isfinite(d) || d <= 0.1 || d >= 10.0)
+        rangeError("pressure", "densities must lie in (0.1, 10) in lattice units, got " + str(d));
+    }
+  }
+  if (o.workers < 1) rangeError("threads", "must be at least 1");
+}
+
+template <typename T>
+class LatticeImpl final : public Lattice {
+ public:
+  explicit LatticeImpl(LatticeOptions&& o) : options_(std::move(o)) {
+    shape_ = options_.shape;
+    voxels_ = static_cast<std::size_t>(voxelCount(shape_));
+    if (!options_.parallelFor)
+      options_.parallelFor = [](std::size_t count, const peclet::ParallelBody& body) {
+        if (count > 0) body(0, count, 0);
+      };
+    const Relaxation& r = options_.relaxation;
+    tauPlus_ = r.tauPlus;
+    tauMinus_ = r.model == CollisionModel::BGK ? r.tauPlus : 0.5 + r.magic / (r.tauPlus - 0.5);
+    buildGeometry();
+    a_.assign(Q * storage_, T(0));
+    b_.assign(Q * storage_, T(0));
+    for (std::size_t a = 0; a < 3; a++) offsets_[a] = a == 0 ? shape_[1] * shape_[2] : a == 1 ? shape_[2] : 1;
+    for (std::size_t q = 0; q < Q; q++)
+      offset_[q] = -(std::ptrdiff_t(cx[q]) * std::ptrdiff_t(offsets_[0]) +
+                     std::ptrdiff_t(cy[q]) * std::ptrdiff_t(offsets_[1]) + std::ptrdiff_t(cz[q]));
+    const std::size_t units = layout_ == Layout::Dense ? shape_[0] * shape_[1] : storage_;
+    chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(units, std::size_t(options_.workers) * 8));
+    partial_.resize(chunks_);
+    // The solid masks are no longer needed in the options.
+    std::vector<std::uint8_t>().swap(options_.solid);
+    std::vector<double>().swap(options_.solidFraction);
+    std::vector<double>().swap(options_.sdf);
+  }
+
+  std::size_t step(std::size_t steps, const std::atomic<bool>* cancel) override {
+    std::size_t done = 0;
+    for (; done < steps; done++) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) break;
+      stepPass(done + 1 == steps);
+      a_.swap(b_);
+      stepCount_++;
+    }
+    if (done > 0 && done < steps) {
+      // Cancelled part-way: measure the state reached.
+      pass(Mode::Measure);
+    }
+    if (done > 0) reduce();
+    if (done > 0 && !velocity_.empty()) updateFields();
+    return done;
+  }
+
+  const FlowMoments& moments() const noexcept override { return moments_; }
+
+  void allocateFields() override {
+    if (!velocity_.empty()) return;
+    velocity_.assign(3 * voxels_, T(0));
+    density_.assign(voxels_, T(0));
+    updateFields();
+  }
+  bool fieldsAllocated() const noexcept override { return !velocity_.empty(); }
+  void updateFields() override {
+    if (!velocity_.empty()) pass(Mode::Fields);
+  }
+  void* velocityData() noexcept override { return velocity_.data(); }
+  void* densityData() noexcept override { return density_.data(); }
+
+  // Both per-voxel inputs are allocated together: the step reads both or neither.
+  double* porosity() override {
+    allocatePerVoxel();
+    return porosity_.data();
+  }
+  double* force() override {
+    allocatePerVoxel();
+    return force_.data();
+  }
+  void allocatePerVoxel() {
+    if (!porosity_.empty()) return;
+    std::vector<double> porosity(voxels_, 1.0), force(3 * voxels_, 0.0);
+    porosity_.swap(porosity);
+    force_.swap(force);
+  }
+
+  void setBodyForce(const std::array<double, 3>& force) override {
+    for (std::size_t a = 0; a < 3; a++) {
+      if (!std::isfinite(force[a]) || std::fabs(force[a]) > 1.0)
+        rangeError("bodyForce", "component " + std::to_string(a) + " is " + str(force[a]) +
+                                    "; a body force in lattice units must be finite and at most 1 in magnitude");
+    }
+    options_.bodyForce = force;
+  }
+  const std::array<double, 3>& bodyForce() const noexcept override { return options_.bodyForce; }
+  void setPressure(double inletDensity, double outletDensity) override {
+    if (options_.pressure.axis < 0) rangeError("pressure", "this lattice has no pressure drive");
+    for (double d : {inletDensity, outletDensity}) {
+      if (!std::isfinite(d) || d <= 0.1 || d >= 10.0)
+        rangeError("pressure", "densities must lie in (0.1, 10) in lattice units, got " + str(d));
+    }
+    options_.pressure.inletDensity = inletDensity;
+    options_.pressure.outletDensity = outletDensity;
+  }
+
+  Layout layout() const noexcept override { return layout_; }
+  Precision precision() const noexcept override { return options_.precision; }
+  std::size_t fluidNodes() const noexcept override { return fluid_; }
+  std::size_t voxels() const noexcept override { return voxels_; }
+  const std::array<std::size_t, 3>& shape() const noexcept override { return shape_; }
+  double tauPlus() const noexcept override { return tauPlus_; }
+  double tauMinus() const noexcept override { return tauMinus_; }
+  std::size_t stepCount() const noexcept override { return stepCount_; }
+  std::size_t bytes() const noexcept override {
+    return (a_.capacity() + b_.capacity() + gray_.capacity() + kappa_.capacity() + velocity_.capacity() + density_.capacity()) * sizeof(T) +
+           mask_.capacity() + (sources_.capacity() + nodeOf_.capacity()) * 4 +
+           (porosity_.capacity() + force_.capacity()) * sizeof(double);
+  }
+  double bytesPerUpdate() const noexcept override {
+    const std::size_t t = sizeof(T);
+    return layout_ == Layout::Sparse ? 2.0 * Q * double(t) + 4.0 * (Q - 1) : 2.0 * Q * double(t) + 1.0;
+  }
+
+ private:
+  enum class Mode { Step, StepMeasure, Measure, Fields };
+  // Sparse pull sources with kBounce set carry a link kind: halfway
+  // bounce-back, anti-bounce-back through a pressure face, or (from
+  // kFirstCutLink on) an interpolated link whose coefficient is in kappa_.
+  static constexpr std::uint32_t kHalfwayLink = 0, kInletLink = 1, kOutletLink = 2, kFirstCutLink = 3;
+
+  // Voxel index of (i, j, k) moved by -c_q; outside a face that is not
+  // periodic: kWall, or kInlet / kOutlet across the faces of a pressure drive.
+  static constexpr std::int64_t kWall = -1, kInlet = -2, kOutlet = -3;
+  std::int64_t pullVoxel(std::size_t i, std::size_t j, std::size_t k, std::size_t q) const {
+    const std::int64_t p[3] = {std::int64_t(i) - cx[q], std::int64_t(j) - cy[q], std::int64_t(k) - cz[q]};
+    std::int64_t index = 0, face = 0;
+    for (std::size_t a = 0; a < 3; a++) {
+      std::int64_t x = p[a];
+      const auto n = std::int64_t(shape_[a]);
+      if (x < 0 || x >= n) {
+        if (!options_.periodic[a]) {
+          // A link through a wall and a pressure face at once (an edge of
+          // the box) bounces back: the wall wins.
+          if (int(a) != options_.pressure.axis) return kWall;
+          face = x < 0 ? kInlet : kOutlet;
+          continue;
+        }
+        x = (x + n) % n;
+      }
+      index = index * n + x;
+    }
+    return face != 0 ? face : index;
+  }
+
+  bool voxelSolid(std::size_t v) const {
+    return (!options_.solid.empty() && options_.solid[v] != 0) ||
+           (!options_.solidFraction.empty() && options_.solidFraction[v] >= 1.0) ||
+           (!options_.sdf.empty() && !(options_.sdf[v] > 0.0));
+  }
+
+  void buildGeometry() {
+    fluid_ = countFluid(options_, voxels_);
+    const std::size_t t = sizeof(T);
+    layout_ = chooseLayout(options_.layout, voxels_, fluid_, t, !options_.sdf.empty());
+    if (layout_ == Layout::Sparse && double(fluid_) > kMaxSparseNodes)
+      rangeError("layout", "sparse holds at most " + str(kMaxSparseNodes) + " fluid nodes");
+    bool gray = false;
+    for (double s : options_.solidFraction) gray = gray || (s > 0.0 && s < 1.0);
+    if (layout_ == Layout::Dense) {
+      storage_ = voxels_;
+      mask_.resize(voxels_);
+      rowHasSolid_.assign(shape_[0] * shape_[1], 0);
+      for (std::size_t v = 0; v < voxels_; v++) {
+        mask_[v] = voxelSolid(v) ? 1 : 0;
+        rowHasSolid_[v / shape_[2]] |= mask_[v];
+      }
+      if (gray) {
+        gray_.assign(voxels_, T(0));
+        for (std::size_t v = 0; v < voxels_; v++)
+          if (!mask_[v]) gray_[v] = T(grayDrag(options_.solidFraction[v]));
+      }
+      return;
+    }
+    storage_ = fluid_;
+    std::vector<std::uint32_t> storageOf(voxels_, kBounce);
+    nodeOf_.resize(fluid_);
+    std::size_t s = 0;
+    for (std::size_t v = 0; v < voxels_; v++) {
+      if (voxelSolid(v)) continue;
+      storageOf[v] = std::uint32_t(s);
+      nodeOf_[s++] = std::uint32_t(v);
+    }
+    if (gray) {
+      gray_.assign(fluid_, T(0));
+      for (std::size_t n = 0; n < fluid_; n++) gray_[n] = T(grayDrag(options_.solidFraction[nodeOf_[n]]));
+    }
+    sources_.resize((Q - 1) * fluid_);
+    const std::size_t n12 = shape_[1] * shape_[2];
+    const bool interpolated = !options_.sdf.empty();
+    for (std::size_t n = 0; n < fluid_; n++) {
+      const std::size_t v = nodeOf_[n];
+      const std::size_t i = v / n12, j = (v / shape_[2]) % shape_[1], k = v % shape_[2];
+      for (std::size_t q = 1; q < Q; q++) {
+        const std::int64_t m = pullVoxel(i, j, k, q);
+        std::uint32_t entry = m == kInlet    ? kBounce | kInletLink
+                              : m == kOutlet ? kBounce | kOutletLink
+                              : m < 0        ? kBounce | kHalfwayLink
+                                             : storageOf[std::size_t(m)];
+        if (interpolated && m >= 0 && entry == kBounce) {
+          // The wall cuts the link from v towards m = v - c_q at the fraction
+          // delta; CLI also reads the node at v + c_q, which must be fluid.
+          const double dv = options_.sdf[v], dm = options_.sdf[std::size_t(m)];
+          const double delta = std::clamp(dv / (dv - dm), 1e-3, 1.0);
+          const std::int64_t across = pullVoxel(i, j, k, opposite(q));
+          if (across >= 0 && storageOf[std::size_t(across)] != kBounce && kappa_.size() + kFirstCutLink < kBounce) {
+            entry = kBounce | std::uint32_t(kappa_.size() + kFirstCutLink);
+            kappa_.push_back(T((1.0 - 2.0 * delta) / (1.0 + 2.0 * delta)));
+          }
+        }
+        sources_[(q - 1) * fluid_ + n] = entry;
+      }
+    }
+  }
+
+  // Pulls one node's populations and, by mode, collides and writes them,
+  // adds its moments to the sums, or writes its macroscopic fields.
+  template <typename Pull>
+  void node(Mode mode, std::size_t s, std::size_t voxel, const Pull& pull, FlowMoments& sums) {
+    T h[Q];
+    for (std::size_t q = 0; q < Q; q++) h[q] = pull(q);
+    T dr = 0, j[3] = {0, 0, 0};
+    for (std::size_t q = 0; q < Q; q++) {
+      dr += h[q];
+      j[0] += T(cx[q]) * h[q];
+      j[1] += T(cy[q]) * h[q];
+      j[2] += T(cz[q]) * h[q];
+    }
+    const T eps = porosity_.empty() ? T(1) : T(porosity_[voxel]);
+    T f[3];
+    for (std::size_t a = 0; a < 3; a++)
+      f[a] = eps * T(options_.bodyForce[a]) + (force_.empty() ? T(0) : T(force_[3 * voxel + a]));
+    // Gray voxels: a Darcy drag -γu, implicit in the velocity (Guo & Zhao 2002).
+    const T gamma = gray_.empty() ? T(0) : gray_[s];
+    const T implicit = T(1) / (T(1) + T(0.5) * gamma);
+    const T u[3] = {(j[0] + T(0.5) * f[0]) * implicit, (j[1] + T(0.5) * f[1]) * implicit,
+                    (j[2] + T(0.5) * f[2]) * implicit};
+    for (std::size_t a = 0; a < 3; a++) f[a] -= gamma * u[a];
+    if (mode == Mode::Fields) {
+      for (std::size_t a = 0; a < 3; a++) velocity_[3 * voxel + a] = u[a];
+      density_[voxel] = T(1) + dr;
+      return;
+    }
+    if (mode != Mode::Step) {
+      for (std::size_t a = 0; a < 3; a++) sums.momentum[a] += double(u[a]);
+      sums.speed += std::sqrt(double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2]);
+      sums.mass += 1.0 + double(dr);
+      if (mode == Mode::Measure) return;
+    }
+    const T iota = options_.inertia ? T(1) / eps : T(0);
+    const T wp = T(1.0 / tauPlus_), wm = T(1.0 / tauMinus_);
+    const T sp = T(1) - T(0.5) * wp, sm = T(1) - T(0.5) * wm;
+    const T uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    const T uf = u[0] * f[0] + u[1] * f[1] + u[2] * f[2];
+    T* out = mode == Mode::Step || mode == Mode::StepMeasure ? b_.data() : nullptr;
+    {
+      const T w = T(kWeightRest);
+      const T eq = w * (dr - iota * T(1.5) * uu);
+      out[s] = h[0] - wp * (h[0] - eq) + sp * w * iota * (T(-3) * uf);
+    }
+    for (std::size_t p = 1; p < Q; p += 2) {
+      const std::size_t qa = p, qb = p + 1;
+      const T w = T(weight(qa));
+      const T cu = T(cx[qa]) * u[0] + T(cy[qa]) * u[1] + T(cz[qa]) * u[2];
+      const T cf = T(cx[qa]) * f[0] + T(cy[qa]) * f[1] + T(cz[qa]) * f[2];
+      const T eqp = w * (dr + iota * (T(4.5) * cu * cu - T(1.5) * uu));
+      const T eqm = w * T(3) * cu;
+      const T hp = T(0.5) * (h[qa] + h[qb]), hm = T(0.5) * (h[qa] - h[qb]);
+      const T np = hp - wp * (hp - eqp) + sp * w * iota * (T(9) * cu * cf - T(3) * uf);
+      const T nm = hm - wm * (hm - eqm) + sm * w * T(3) * cf;
+      out[qa * storage_ + s] = np + nm;
+      out[qb * storage_ + s] = np - nm;
+    }
+  }
+
+
+  // ---- The step: populations are pulled into a block of up to kBlock
+  // nodes (contiguous copies in the dense layout, gathers in the sparse one),
+  // then collided by a loop over the block that the compiler vectorizes.
+  static constexpr std::size_t kBlock = 64;
+
+  void stepPass(bool measure) {
+    const bool gray = !gray_.empty(), perVoxel = !porosity_.empty() || !force_.empty();
+    const int key = (measure ? 8 : 0) | (gray ? 4 : 0) | (perVoxel ? 2 : 0) | (options_.inertia ? 1 : 0);
+    switch (key) {
+#define PECLET_FLOW_CASE(k) \
+  case k:                   \
+    stepPassT<(k & 8) != 0, (k & 4) != 0, (k & 2) != 0, (k & 1) != 0>(); \
+    break;
+      PECLET_FLOW_CASE(0)
+      PECLET_FLOW_CASE(1)
+      PECLET_FLOW_CASE(2)
+      PECLET_FLOW_CASE(3)
+      PECLET_FLOW_CASE(4)
+      PECLET_FLOW_CASE(5)
+      PECLET_FLOW_CASE(6)
+      PECLET_FLOW_CASE(7)
+      PECLET_FLOW_CASE(8)
+      PECLET_FLOW_CASE(9)
+      PECLET_FLOW_CASE(10)
+      PECLET_FLOW_CASE(11)
+      PECLET_FLOW_CASE(12)
+      PECLET_FLOW_CASE(13)
+      PECLET_FLOW_CASE(14)
+      PECLET_FLOW_CASE(15)
+#undef PECLET_FLOW_CASE
+    }
+  }
+
+  template <bool Measure, bool Gray, bool PerVoxel, bool Inertia>
+  void stepPassT() {
+    for (auto& p : partial_) p = FlowMoments{};
+    options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
+      alignas(64) T buffer[Q * kBlock];
+      for (std::size_t c = begin; c < end; c++) {
+        FlowMoments& sums = partial_[c];
+        if (layout_ == Layout::Sparse) {
+          const std::size_t from = c * storage_ / chunks_, to = (c + 1) * storage_ / chunks_;
+          for (std::size_t s0 = from; s0 < to; s0 += kBlock) {
+            const std::size_t count = std::min(kBlock, to - s0);
+            gatherSparse(buffer, s0, count);
+            collide<false, Measure, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr, sums);
+          }
+          continue;
+        }
+        const std::size_t rows = shape_[0] * shape_[1];
+        const std::size_t from = c * rows / chunks_, to = (c + 1) * rows / chunks_;
+        for (std::size_t row = from; row < to; row++) {
+          for (std::size_t k0 = 0; k0 < shape_[2]; k0 += kBlock) {
+            const std::size_t count = std::min(kBlock, shape_[2] - k0);
+            gatherDense(buffer, row, k0, count);
+            const std::size_t v0 = row * shape_[2] + k0;
+            collide<true, Measure, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0, sums);
+          }
+        }
+      }
+    });
+  }
+
+  // A population entering node s (storage index) through a link whose far
+  // end is outside the fluid: bounce-back, anti-bounce-back or interpolated.
+  T boundaryPull(const T* a, std::size_t q, std::size_t s, std::uint32_t link) const {
+    const std::size_t o = opposite(q);
+    if (link == kHalfwayLink) return a[o * storage_ + s];
+    if (link <= kOutletLink) return antiBounceBack(a, q, s, link);
+    const std::uint32_t behind = sources_[(o - 1) * storage_ + s];
+    return a[o * storage_ + s] + kappa_[link - kFirstCutLink] * (a[o * storage_ + behind] - a[q * storage_ + s]);
+  }
+
+  void gatherSparse(T* buffer, std::size_t s0, std::size_t count) const {
+    const T* a = a_.data();
+    const std::size_t S = storage_;
+    std::copy(a + s0, a + s0 + count, buffer);
+    for (std::size_t q = 1; q < Q; q++) {
+      T* out = buffer + q * kBlock;
+      const std::uint32_t* e = sources_.data() + (q - 1) * S + s0;
+      const T* column = a + q * S;
+      for (std::size_t b = 0; b < count; b++) {
+        const std::uint32_t entry = e[b];
+        out[b] = (entry & kBounce) ? boundaryPull(a, q, s0 + b, entry & ~kBounce) : column[entry];
+      }
+    }
+  }
+
+  // Index of row (i, j) moved by -c_q on axes 0 and 1, or kWall/kInlet/kOutlet.
+  std::int64_t sourceRow(std::size_t i, std::size_t j, std::size_t q) const {
+    const std::int64_t p[2] = {std::int64_t(i) - cx[q], std::int64_t(j) - cy[q]};
+    std::int64_t index = 0, face = 0;
+    for (std::size_t a = 0; a < 2; a++) {
+      std::int64_t x = p[a];
+      const auto n = std::int64_t(shape_[a]);
+      if (x < 0 || x >= n) {
+        if (!options_.periodic[a]) {
+          if (int(a) != options_.pressure.axis) return kWall;
+          face = x < 0 ? kInlet : kOutlet;
+          continue;
+        }
+        x = (x + n) % n;
+      }
+      index = index * n + x;
+    }
+    return face != 0 ? face : index;
+  }
+
+  void gatherDense(T* buffer, std::size_t row, std::size_t k0, std::size_t count) const {
+    const T* a = a_.data();
+    const std::size_t N = storage_, n2 = shape_[2];
+    const std::size_t i = row / shape_[1], j = row % shape_[1];
+    const std::size_t v0 = row * n2 + k0;
+    std::copy(a + v0, a + v0 + count, buffer);
+    const std::uint8_t* mask = mask_.data();
+    for (std::size_t q = 1; q < Q; q++) {
+      T* __restrict out = buffer + q * kBlock;
+      const T* __restrict self = a + opposite(q) * N + v0;
+      // Cells whose source lies past the ends of the row take the edge path.
+      std::size_t lo = 0, hi = count;
+      if (cz[q] == 1 && k0 == 0) lo = 1;
+      if (cz[q] == -1 && k0 + count == n2) hi = count - 1;
+      const std::int64_t source = sourceRow(i, j, q);
+      if (source < 0) {
+        for (std::size_t b = lo; b < hi; b++) {
+          out[b] = source == kWall ? self[b]
+                                   : antiBounceBack(a, q, v0 + b, source == kInlet ? kInletLink : kOutletLink);
+        }
+      } else {
+        const std::size_t start = std::size_t(source) * n2 + k0 - std::size_t(std::ptrdiff_t(cz[q]));
+        const T* __restrict pulled = a + q * N + start;
+        if (!rowHasSolid_[std::size_t(source)]) {
+          for (std::size_t b = lo; b < hi; b++) out[b] = pulled[b];
+        } else {
+          const std::uint8_t* solid = mask + start;
+          for (std::size_t b = lo; b < hi; b++) out[b] = solid[b] ? self[b] : pulled[b];
+        }
+      }
+      for (std::size_t b : {std::size_t(0), count - 1}) {
+        if ((b == 0 && lo == 1) || (b == count - 1 && hi == count - 1)) {
+          const std::int64_t m = pullVoxel(i, j, k0 + b, q);
+          const std::size_t v = v0 + b;
+          out[b] = m == kInlet    ? antiBounceBack(a, q, v, kInletLink)
+                   : m == kOutlet ? antiBounceBack(a, q, v, kOutletLink)
+                   : m < 0 || mask[m] ? a[opposite(q) * N + v]
+                                      : a[q * N + std::size_t(m)];
+        }
+      }
+    }
+  }
+
+  // Collides `count` nodes from storage index `base` (voxel index in the
+  // dense layout, where `solid` masks the voxels whose populations stay 0).
+  template <bool Dense, bool Measure, bool Gray, bool PerVoxel, bool Inertia>
+  void collide(const T* __restrict buffer, std::size_t base, std::size_t count, const std::uint8_t* __restrict solid,
+               FlowMoments& sums) {
+    const std::size_t S = storage_;
+    T keep[kBlock];
+    if constexpr (Dense) {
+      for (std::size_t b = 0; b < count; b++) keep[b] = solid[b] ? T(0) : T(1);
+    }
+    const double* __restrict porosity = PerVoxel ? porosity_.data() : nullptr;
+    const double* __restrict force = PerVoxel ? force_.data() : nullptr;
+    T* __restrict out = b_.data();
+    const T wp = T(1.0 / tauPlus_), wm = T(1.0 / tauMinus_);
+    const T sp = T(1) - T(0.5) * wp, sm = T(1) - T(0.5) * wm;
+    const T g0 = T(options_.bodyForce[0]), g1 = T(options_.bodyForce[1]), g2 = T(options_.bodyForce[2]);
+    const T* __restrict gray = Gray ? gray_.data() + base : nullptr;
+    // Moments, forces and velocities of the block, one simple loop each so
+    // that every loop vectorizes.
+    alignas(64) T dr[kBlock], u0[kBlock], u1[kBlock], u2[kBlock], f0[kBlock], f1[kBlock], f2[kBlock];
+    alignas(64) T uu[kBlock], uf[kBlock], iota[kBlock];
+    for (std::size_t b = 0; b < count; b++) {
+      T d = 0, x = 0, y = 0, z = 0;
+#pragma GCC unroll 19
+      for (std::size_t q = 0; q < Q; q++) {
+        const T h = buffer[q * kBlock + b];
+        d += h;
+        x += T(cx[q]) * h;
+        y += T(cy[q]) * h;
+        z += T(cz[q]) * h;
+      }
+      dr[b] = d, u0[b] = x, u1[b] = y, u2[b] = z;
+    }
+    for (std::size_t b = 0; b < count; b++) f0[b] = g0, f1[b] = g1, f2[b] = g2, iota[b] = Inertia ? T(1) : T(0);
+    if constexpr (PerVoxel) {
+      for (std::size_t b = 0; b < count; b++) {
+        const std::size_t voxel = Dense ? base + b : nodeOf_[base + b];
+        const T eps = T(porosity[voxel]);
+        f0[b] = eps * g0 + T(force[3 * voxel]);
+        f1[b] = eps * g1 + T(force[3 * voxel + 1]);
+        f2[b] = eps * g2 + T(force[3 * voxel + 2]);
+        iota[b] = Inertia ? T(1) / eps : T(0);
+      }
+    }
+    for (std::size_t b = 0; b < count; b++) {
+      u0[b] += T(0.5) * f0[b], u1[b] += T(0.5) * f1[b], u2[b] += T(0.5) * f2[b];
+    }
+    if constexpr (Gray) {
+      // A Darcy drag -γu, implicit in the velocity (Guo & Zhao 2002).
+      for (std::size_t b = 0; b < count; b++) {
+        const T implicit = T(1) / (T(1) + T(0.5) * gray[b]);
+        u0[b] *= implicit, u1[b] *= implicit, u2[b] *= implicit;
+        f0[b] -= gray[b] * u0[b], f1[b] -= gray[b] * u1[b], f2[b] -= gray[b] * u2[b];
+      }
+    }
+    for (std::size_t b = 0; b < count; b++) {
+      uu[b] = u0[b] * u0[b] + u1[b] * u1[b] + u2[b] * u2[b];
+      uf[b] = u0[b] * f0[b] + u1[b] * f1[b] + u2[b] * f2[b];
+    }
+    if constexpr (Measure) {
+      for (std::size_t b = 0; b < count; b++) {
+        const double fluid = Dense ? double(keep[b]) : 1.0;
+        sums.momentum[0] += fluid * double(u0[b]), sums.momentum[1] += fluid * double(u1[b]);
+        sums.momentum[2] += fluid * double(u2[b]);
+        sums.speed += fluid * std::sqrt(double(uu[b]));
+        sums.mass += fluid * (1.0 + double(dr[b]));
+      }
+    }
+    {
+      const T w = T(kWeightRest);
+      T* __restrict target = out + base;
+      const T* __restrict h = buffer;
+      for (std::size_t b = 0; b < count; b++) {
+        const T eq = w * (dr[b] - iota[b] * T(1.5) * uu[b]);
+        const T value = h[b] - wp * (h[b] - eq) + sp * w * iota[b] * (T(-3) * uf[b]);
+        target[b] = Dense ? keep[b] * value : value;
+      }
+    }
+#pragma GCC unroll 9
+    for (std::size_t p = 1; p < Q; p += 2) {
+      const T w = T(weight(p));
+      const T ax = T(cx[p]), ay = T(cy[p]), az = T(cz[p]);
+      const T* __restrict ha = buffer + p * kBlock;
+      const T* __restrict hb = buffer + (p + 1) * kBlock;
+      T* __restrict first = out + p * S + base;
+      T* __restrict second = out + (p + 1) * S + base;
+      for (std::size_t b = 0; b < count; b++) {
+        const T cu = ax * u0[b] + ay * u1[b] + az * u2[b];
+        const T cf = ax * f0[b] + ay * f1[b] + az * f2[b];
+        const T eqp = w * (dr[b] + iota[b] * (T(4.5) * cu * cu - T(1.5) * uu[b]));
+        const T eqm = w * T(3) * cu;
+        const T hp = T(0.5) * (ha[b] + hb[b]), hm = T(0.5) * (ha[b] - hb[b]);
+        const T np = hp - wp * (hp - eqp) + sp * w * iota[b] * (T(9) * cu * cf - T(3) * uf[b]);
+        const T nm = hm - wm * (hm - eqm) + sm * w * T(3) * cf;
+        first[b] = Dense ? keep[b] * (np + nm) : np + nm;
+        second[b] = Dense ? keep[b] * (np - nm) : np - nm;
+      }
+    }
+  }
+
+  void pass(Mode mode) {
+    for (auto& p : partial_) p = FlowMoments{};
+    const T* a = a_.data();
+    const std::size_t S = storage_;
+    options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
+      for (std::size_t c = begin; c < end; c++) {
+        FlowMoments& sums = partial_[c];
+        if (layout_ == Layout::Sparse) {
+          const std::size_t from = c * S / chunks_, to = (c + 1) * S / chunks_;
+          const std::uint32_t* src = sources_.data();
+          for (std::size_t s = from; s < to; s++) {
+            node(mode, s, nodeOf_[s],
+                 [&](std::size_t q) -> T {
+                   if (q == 0) return a[s];
+                   const std::uint32_t e = src[(q - 1) * S + s];
+                   if (!(e & kBounce)) return a[q * S + e];
+                   const std::size_t o = opposite(q);
+                   const std::uint32_t link = e & ~kBounce;
+                   if (link == kHalfwayLink) return a[o * S + s];
+                   if (link <= kOutletLink) return antiBounceBack(a, q, s, link);
+                   // Central linear interpolation between this node and the one behind it.
+                   const std::uint32_t behind = src[(o - 1) * S + s];
+                   return a[o * S + s] + kappa_[link - kFirstCutLink] * (a[o * S + behind] - a[q * S + s]);
+                 },
+                 sums);
+          }
+          continue;
+        }
+        const std::size_t rows = shape_[0] * shape_[1];
+        const std::size_t from = c * rows / chunks_, to = (c + 1) * rows / chunks_;
+        const std::uint8_t* mask = mask_.data();
+        for (std::size_t row = from; row < to; row++) {
+          const std::size_t i = row / shape_[1], j = row % shape_[1];
+          const bool innerRow = i > 0 && i + 1 < shape_[0] && j > 0 && j + 1 < shape_[1];
+          for (std::size_t k = 0; k < shape_[2]; k++) {
+            const std::size_t v = row * shape_[2] + k;
+            if (mask[v]) continue;
+            if (innerRow && k > 0 && k + 1 < shape_[2]) {
+              node(mode, v, v,
+                   [&](std::size_t q) -> T {
+                     const std::size_t m = std::size_t(std::ptrdiff_t(v) + offset_[q]);
+                     return mask[m] ? a[opposite(q) * S + v] : a[q * S + m];
+                   },
+                   sums);
+            } else {
+              node(mode, v, v,
+                   [&](std::size_t q) -> T {
+                     const std::int64_t m = pullVoxel(i, j, k, q);
+                     if (m == kInlet) return antiBounceBack(a, q, v, kInletLink);
+                     if (m == kOutlet) return antiBounceBack(a, q, v, kOutletLink);
+                     return m < 0 || mask[m] ? a[opposite(q) * S + v] : a[q * S + std::size_t(m)];
+                   },
+                   sums);
+            }
+          }
+        }
+      }
+    });
+  }
+
+  void reduce() {
+    FlowMoments total;
+    for (const FlowMoments& p : partial_) {
+      for (std::size_t a = 0; a < 3; a++) total.momentum[a] += p.momentum[a];
+      total.speed += p.speed;
+      total.mass += p.mass;
+    }
+    total.finite = std::isfinite(total.momentum[0]) && std::isfinite(total.momentum[1]) &&
+                   std::isfinite(total.momentum[2]) && std::isfinite(total.mass) && std::isfinite(total.speed);
+    moments_ = total;
+  }
+
+  // Anti-bounce-back (Ginzburg 2005): the density of a pressure face halfway
+  // outside the first or last plane, for the link entering through it:
+  // f_q = -f*_q' + 2 e+_q(rho_face), the kinetic part of e+ neglected.
+  T antiBounceBack(const T* a, std::size_t q, std::size_t s, std::uint32_t link) const {
+    const double rho = link == kInletLink ? options_.pressure.inletDensity : options_.pressure.outletDensity;
+    return -a[opposite(q) * storage_ + s] + T(2.0 * weight(q) * (rho - 1.0));
+  }
+
+  LatticeOptions options_;
+  std::array<std::size_t, 3> shape_{};
+  std::array<std::size_t, 3> offsets_{};
+  std::ptrdiff_t offset_[Q]{};
+  std::size_t voxels_ = 0, fluid_ = 0, storage_ = 0, chunks_ = 1, stepCount_ = 0;
+  Layout layout_ = Layout::Dense;
+  double tauPlus_ = 1.0, tauMinus_ = 1.0;
+  std::vector<std::uint8_t> mask_, rowHasSolid_;
+  std::vector<std::uint32_t> sources_, nodeOf_;
+  std::vector<T> a_, b_, gray_, velocity_, density_, kappa_;
+  std::vector<double> porosity_, force_;
+  std::vector<FlowMoments> partial_;
+  FlowMoments moments_;
+};
+
+}  // namespace
+
+double plannedBytes(const LatticeOptions& o) {
+  const double voxels = voxelCount(o.shape);
+  if (voxels > kMaxVoxels) return voxels * 305.0;
+  const auto n = static_cast<std::size_t>(voxels);
+  const bool sized = (o.solid.empty() || o.solid.size() == n) && (o.solidFraction.empty() || o.solidFraction.size() == n) &&
+                     (o.sdf.empty() || o.sdf.size() == n);
+  const std::size_t fluid = sized ? countFluid(o, n) : n;
+  const std::size_t t = bytesOfPrecision(o.precision);
+  const Layout layout = chooseLayout(o.layout, n, fluid, t, !o.sdf.empty());
+  double bytes = layout == Layout::Sparse ? double(fluid) * sparseBytesPerNode(t) + 4.0 * double(n)  // build table
+                                          : double(n) * denseBytesPerVoxel(t);
+  if (!o.solidFraction.empty()) bytes += double(layout == Layout::Sparse ? fluid : n) * double(t);
+  return bytes;
+}
+
+std::unique_ptr<Lattice> makeLattice(LatticeOptions options) {
+  validate(options);
+  if (options.precision == Precision::F32) return std::make_unique<LatticeImpl<float>>(std::move(options));
+  return std::make_unique<LatticeImpl<double>>(std::move(options));
+}
+
+bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, int axis) {
+  if (axis < 0 || axis > 2) rangeError("axis", "must be 0, 1 or 2");
+  const std::size_t n = shape[0] * shape[1] * shape[2];
+  if (n == 0) return false;
+  const auto a = std::size_t(axis);
+  std::vector<std::uint8_t> seen(n, 0);
+  std::deque<std::size_t> queue;
+  auto coordinate = [&](std::size_t v, std::size_t d) {
+    return d == 0 ? v / (shape[1] * shape[2]) : d == 1 ? (v / shape[2]) % shape[1] : v % shape[2];
+  };
+  for (std::size_t v = 0; v < n; v++) {
+    if (coordinate(v, a) == 0 && !solid[v]) {
+      seen[v] = 1;
+      queue.push_back(v);
+    }
+  }
+  while (!queue.empty()) {
+    const std::size_t v = queue.front();
+    queue.pop_front();
+    if (coordinate(v, a) + 1 == shape[a]) return true;
+    const std::int64_t p[3] = {std::int64_t(coordinate(v, 0)), std::int64_t(coordinate(v, 1)),
+                               std::int64_t(coordinate(v, 2))};
+    for (std::size_t q = 1; q < Q; q++) {
+      const std::int64_t x = p[0] + cx[q], y = p[1] + cy[q], z = p[2] + cz[q];
+      if (x < 0 || y < 0 || z < 0 || x >= std::int64_t(shape[0]) || y >= std::int64_t(shape[1]) ||
+          z >= std::int64_t(shape[2]))
+        continue;
+      const std::size_t m = (std::size_t(x) * shape[1] + std::size_t(y)) * shape[2] + std::size_t(z);
+      if (seen[m] || solid[m]) continue;
+      seen[m] = 1;
+      queue.push_back(m);
+    }
+  }
+  return false;
+}
+
+}  // namespace peclet::flow

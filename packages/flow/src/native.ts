@@ -1,0 +1,78 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+
+/** @internal What a batch of steps reached (sums over fluid nodes, lattice units). */
+export interface NativeStep {
+  readonly status: 'done' | 'cancelled' | 'diverged';
+  readonly steps: number;
+  readonly momentum: [number, number, number];
+  readonly speed: number;
+  readonly mass: number;
+}
+
+/** @internal */
+export interface NativeLatticeInfo {
+  readonly layout: 'sparse' | 'dense';
+  readonly precision: 'f64' | 'f32';
+  readonly fluidNodes: number;
+  readonly voxels: number;
+  readonly tauPlus: number;
+  readonly tauMinus: number;
+  readonly stepCount: number;
+  readonly bytes: number;
+  readonly bytesPerUpdate: number;
+  readonly bodyForce: [number, number, number];
+}
+
+/** @internal The options the native constructor reads (checked by src/options.ts). */
+export interface NativeLatticeOptions {
+  shape: [number, number, number];
+  solid?: Uint8Array | undefined;
+  solidFraction?: Float64Array | undefined;
+  sdf?: Float64Array | undefined;
+  periodic: [boolean, boolean, boolean];
+  model: 'trt' | 'bgk';
+  tau: number;
+  magic: number;
+  bodyForce: [number, number, number];
+  inertia: boolean;
+  precision: 'f64' | 'f32';
+  layout: 'auto' | 'dense' | 'sparse';
+  pressureAxis?: number;
+  inletDensity?: number;
+  outletDensity?: number;
+  threads: number;
+}
+
+/** @internal The addon's Lattice object. */
+export interface NativeLattice {
+  readonly id: number;
+  readonly released: boolean;
+  release(): void;
+  step(steps: number): NativeStep;
+  stepAsync(steps: number): { promise: Promise<NativeStep>; cancel(): void };
+  readonly velocity: Float64Array | Float32Array;
+  readonly density: Float64Array | Float32Array;
+  readonly porosity: Float64Array;
+  readonly force: Float64Array;
+  setBodyForce(force: [number, number, number]): void;
+  setPressure(inletDensity: number, outletDensity: number): void;
+  readonly info: NativeLatticeInfo;
+  readonly busy: boolean;
+}
+
+/** @internal The exports of the flow addon. */
+export interface FlowBinding extends NativeBinding {
+  readonly Lattice: new (options: NativeLatticeOptions) => NativeLattice;
+  percolates(solid: Uint8Array, shape: [number, number, number], axis: number): boolean;
+}
+
+// dist/ sits beside binding.gyp and build/.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @internal */
+export const native = loadAddon<FlowBinding>({ root, name: 'flow', buildCommand: 'pnpm --filter @peclet/flow build' });
+
+/** @internal The flow module in this thread. */
+export const flowModule = defineModule({ name: 'flow', native });
