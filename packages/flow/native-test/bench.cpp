@@ -52,8 +52,8 @@ void triad(double megabytes, unsigned threads) {
     });
     best = std::min(best, seconds(start));
   }
-  std::printf("{\"kind\":\"triad\",\"threads\":%u,\"bytes\":%.0f,\"seconds\":%.6f,\"bandwidth\":%.6e,\"check\":%g}\n", threads,
-              24.0 * double(n), best, 24.0 * double(n) / best, a[n / 2]);
+  std::printf("{\"kind\":\"triad\",\"threads\":%u,\"bytes\":%.0f,\"seconds\":%.6f,\"bandwidth\":%.6e,\"check\":%g}\n",
+              threads, 24.0 * double(n), best, 24.0 * double(n) / best, a[n / 2]);
 }
 
 template <typename T>
@@ -135,9 +135,12 @@ int main(int argc, char** argv) {
   if ((what == "reference" || what == "peclet") && argc > 5) {
     const std::size_t n = std::strtoul(argv[2], nullptr, 10), steps = std::strtoul(argv[5], nullptr, 10);
     const bool f32 = std::strcmp(argv[4], "f32") == 0;
-    if (what == "peclet") pecletKernel(n, threads, f32 ? Precision::F32 : Precision::F64, steps);
-    else if (f32) reference<float>(n, threads, steps);
-    else reference<double>(n, threads, steps);
+    if (what == "peclet")
+      pecletKernel(n, threads, f32 ? Precision::F32 : Precision::F64, steps);
+    else if (f32)
+      reference<float>(n, threads, steps);
+    else
+      reference<double>(n, threads, steps);
     return 0;
   }
   std::fprintf(stderr, "usage: bench triad <MB> <threads> | bench reference|peclet <n> <threads> <f32|f64> <steps>\n");

@@ -40,7 +40,8 @@ Layout chooseLayout(Layout requested, std::size_t voxels, std::size_t fluid, std
   if (requested != Layout::Auto) return requested;
   if (interpolated) return Layout::Sparse;
   if (double(fluid) > kMaxSparseNodes) return Layout::Dense;
-  return double(fluid) * sparseBytesPerNode(t) < double(voxels) * denseBytesPerVoxel(t) ? Layout::Sparse : Layout::Dense;
+  return double(fluid) * sparseBytesPerNode(t) < double(voxels) * denseBytesPerVoxel(t) ? Layout::Sparse
+                                                                                        : Layout::Dense;
 }
 
 std::size_t countFluid(const LatticeOptions& o, std::size_t voxels) {
@@ -70,8 +71,9 @@ void validate(const LatticeOptions& o) {
                     "has " + std::to_string(o.solid.size()) + " voxels, the shape needs " + std::to_string(n));
   if (!o.solidFraction.empty()) {
     if (o.solidFraction.size() != n)
-      throw FlowError(ErrorKind::Range, "solidFraction",
-                      "has " + std::to_string(o.solidFraction.size()) + " voxels, the shape needs " + std::to_string(n));
+      throw FlowError(
+          ErrorKind::Range, "solidFraction",
+          "has " + std::to_string(o.solidFraction.size()) + " voxels, the shape needs " + std::to_string(n));
     for (std::size_t v = 0; v < n; v++) {
       const double s = o.solidFraction[v];
       if (!(s >= 0.0 && s <= 1.0))
@@ -227,7 +229,9 @@ class LatticeImpl final : public Lattice {
   double tauMinus() const noexcept override { return tauMinus_; }
   std::size_t stepCount() const noexcept override { return stepCount_; }
   std::size_t bytes() const noexcept override {
-    return (a_.capacity() + b_.capacity() + gray_.capacity() + kappa_.capacity() + velocity_.capacity() + density_.capacity()) * sizeof(T) +
+    return (a_.capacity() + b_.capacity() + gray_.capacity() + kappa_.capacity() + velocity_.capacity() +
+            density_.capacity()) *
+               sizeof(T) +
            mask_.capacity() + (sources_.capacity() + nodeOf_.capacity()) * 4 +
            (porosity_.capacity() + force_.capacity()) * sizeof(double);
   }
@@ -397,7 +401,6 @@ class LatticeImpl final : public Lattice {
     }
   }
 
-
   // ---- The step: populations are pulled into a block of up to kBlock
   // nodes (contiguous copies in the dense layout, gathers in the sparse one),
   // then collided by a loop over the block that the compiler vectorizes.
@@ -407,8 +410,8 @@ class LatticeImpl final : public Lattice {
     const bool gray = !gray_.empty(), perVoxel = !porosity_.empty() || !force_.empty();
     const int key = (measure ? 8 : 0) | (gray ? 4 : 0) | (perVoxel ? 2 : 0) | (options_.inertia ? 1 : 0);
     switch (key) {
-#define PECLET_FLOW_CASE(k) \
-  case k:                   \
+#define PECLET_FLOW_CASE(k)                                              \
+  case k:                                                                \
     stepPassT<(k & 8) != 0, (k & 4) != 0, (k & 2) != 0, (k & 1) != 0>(); \
     break;
       PECLET_FLOW_CASE(0)
@@ -523,8 +526,8 @@ class LatticeImpl final : public Lattice {
       const std::int64_t source = sourceRow(i, j, q);
       if (source < 0) {
         for (std::size_t b = lo; b < hi; b++) {
-          out[b] = source == kWall ? self[b]
-                                   : antiBounceBack(a, q, v0 + b, source == kInlet ? kInletLink : kOutletLink);
+          out[b] =
+              source == kWall ? self[b] : antiBounceBack(a, q, v0 + b, source == kInlet ? kInletLink : kOutletLink);
         }
       } else {
         const std::size_t start = std::size_t(source) * n2 + k0 - std::size_t(std::ptrdiff_t(cz[q]));
@@ -540,8 +543,8 @@ class LatticeImpl final : public Lattice {
         if ((b == 0 && lo == 1) || (b == count - 1 && hi == count - 1)) {
           const std::int64_t m = pullVoxel(i, j, k0 + b, q);
           const std::size_t v = v0 + b;
-          out[b] = m == kInlet    ? antiBounceBack(a, q, v, kInletLink)
-                   : m == kOutlet ? antiBounceBack(a, q, v, kOutletLink)
+          out[b] = m == kInlet        ? antiBounceBack(a, q, v, kInletLink)
+                   : m == kOutlet     ? antiBounceBack(a, q, v, kOutletLink)
                    : m < 0 || mask[m] ? a[opposite(q) * N + v]
                                       : a[q * N + std::size_t(m)];
         }
@@ -660,20 +663,21 @@ class LatticeImpl final : public Lattice {
           const std::size_t from = c * S / chunks_, to = (c + 1) * S / chunks_;
           const std::uint32_t* src = sources_.data();
           for (std::size_t s = from; s < to; s++) {
-            node(mode, s, nodeOf_[s],
-                 [&](std::size_t q) -> T {
-                   if (q == 0) return a[s];
-                   const std::uint32_t e = src[(q - 1) * S + s];
-                   if (!(e & kBounce)) return a[q * S + e];
-                   const std::size_t o = opposite(q);
-                   const std::uint32_t link = e & ~kBounce;
-                   if (link == kHalfwayLink) return a[o * S + s];
-                   if (link <= kOutletLink) return antiBounceBack(a, q, s, link);
-                   // Central linear interpolation between this node and the one behind it.
-                   const std::uint32_t behind = src[(o - 1) * S + s];
-                   return a[o * S + s] + kappa_[link - kFirstCutLink] * (a[o * S + behind] - a[q * S + s]);
-                 },
-                 sums);
+            node(
+                mode, s, nodeOf_[s],
+                [&](std::size_t q) -> T {
+                  if (q == 0) return a[s];
+                  const std::uint32_t e = src[(q - 1) * S + s];
+                  if (!(e & kBounce)) return a[q * S + e];
+                  const std::size_t o = opposite(q);
+                  const std::uint32_t link = e & ~kBounce;
+                  if (link == kHalfwayLink) return a[o * S + s];
+                  if (link <= kOutletLink) return antiBounceBack(a, q, s, link);
+                  // Central linear interpolation between this node and the one behind it.
+                  const std::uint32_t behind = src[(o - 1) * S + s];
+                  return a[o * S + s] + kappa_[link - kFirstCutLink] * (a[o * S + behind] - a[q * S + s]);
+                },
+                sums);
           }
           continue;
         }
@@ -687,21 +691,23 @@ class LatticeImpl final : public Lattice {
             const std::size_t v = row * shape_[2] + k;
             if (mask[v]) continue;
             if (innerRow && k > 0 && k + 1 < shape_[2]) {
-              node(mode, v, v,
-                   [&](std::size_t q) -> T {
-                     const std::size_t m = std::size_t(std::ptrdiff_t(v) + offset_[q]);
-                     return mask[m] ? a[opposite(q) * S + v] : a[q * S + m];
-                   },
-                   sums);
+              node(
+                  mode, v, v,
+                  [&](std::size_t q) -> T {
+                    const std::size_t m = std::size_t(std::ptrdiff_t(v) + offset_[q]);
+                    return mask[m] ? a[opposite(q) * S + v] : a[q * S + m];
+                  },
+                  sums);
             } else {
-              node(mode, v, v,
-                   [&](std::size_t q) -> T {
-                     const std::int64_t m = pullVoxel(i, j, k, q);
-                     if (m == kInlet) return antiBounceBack(a, q, v, kInletLink);
-                     if (m == kOutlet) return antiBounceBack(a, q, v, kOutletLink);
-                     return m < 0 || mask[m] ? a[opposite(q) * S + v] : a[q * S + std::size_t(m)];
-                   },
-                   sums);
+              node(
+                  mode, v, v,
+                  [&](std::size_t q) -> T {
+                    const std::int64_t m = pullVoxel(i, j, k, q);
+                    if (m == kInlet) return antiBounceBack(a, q, v, kInletLink);
+                    if (m == kOutlet) return antiBounceBack(a, q, v, kOutletLink);
+                    return m < 0 || mask[m] ? a[opposite(q) * S + v] : a[q * S + std::size_t(m)];
+                  },
+                  sums);
             }
           }
         }
@@ -750,8 +756,8 @@ double plannedBytes(const LatticeOptions& o) {
   const double voxels = voxelCount(o.shape);
   if (voxels > kMaxVoxels) return voxels * 305.0;
   const auto n = static_cast<std::size_t>(voxels);
-  const bool sized = (o.solid.empty() || o.solid.size() == n) && (o.solidFraction.empty() || o.solidFraction.size() == n) &&
-                     (o.sdf.empty() || o.sdf.size() == n);
+  const bool sized = (o.solid.empty() || o.solid.size() == n) &&
+                     (o.solidFraction.empty() || o.solidFraction.size() == n) && (o.sdf.empty() || o.sdf.size() == n);
   const std::size_t fluid = sized ? countFluid(o, n) : n;
   const std::size_t t = bytesOfPrecision(o.precision);
   const Layout layout = chooseLayout(o.layout, n, fluid, t, !o.sdf.empty());

@@ -86,8 +86,8 @@ struct LatticeOptions {
 /// Sums over the fluid nodes at the end of a step() call.
 struct FlowMoments {
   std::array<double, 3> momentum{0.0, 0.0, 0.0};  // Σ u over fluid nodes
-  double speed = 0.0;                              // Σ |u|
-  double mass = 0.0;                               // Σ ρ
+  double speed = 0.0;                             // Σ |u|
+  double mass = 0.0;                              // Σ ρ
   bool finite = true;
 };
 

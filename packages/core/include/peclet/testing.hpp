@@ -83,8 +83,8 @@ class TestPool {
 
 #define PECLET_TEST_CONCAT_(a, b) a##b
 #define PECLET_TEST_CONCAT(a, b) PECLET_TEST_CONCAT_(a, b)
-#define TEST(name)                                                                         \
-  static void name();                                                                      \
+#define TEST(name)                                                                              \
+  static void name();                                                                           \
   static ::peclet::testing::Registrar PECLET_TEST_CONCAT(peclet_registrar_, name)(#name, name); \
   static void name()
 

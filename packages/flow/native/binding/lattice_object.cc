@@ -58,7 +58,9 @@ flow::LatticeOptions readOptions(Napi::Env env, const Napi::Object& o) {
   const double voxels = double(options.shape[0]) * double(options.shape[1]) * double(options.shape[2]);
   options.precision = text(o, "precision") == "f32" ? flow::Precision::F32 : flow::Precision::F64;
   const std::string layout = text(o, "layout");
-  options.layout = layout == "dense" ? flow::Layout::Dense : layout == "sparse" ? flow::Layout::Sparse : flow::Layout::Auto;
+  options.layout = layout == "dense"    ? flow::Layout::Dense
+                   : layout == "sparse" ? flow::Layout::Sparse
+                                        : flow::Layout::Auto;
   // Refused before anything is copied or allocated: the lattice at its
   // densest (an upper bound), then the exact plan once the solid is known.
   {
@@ -175,8 +177,8 @@ void Lattice::dropNative() noexcept {
 
 void Lattice::ensureIdle(Napi::Env env, const char* what) const {
   if (state_->busy) {
-    throw Napi::TypeError::New(env, std::string(what) + ": Lattice#" + std::to_string(id()) +
-                                        " is running (await run() or abort it first)");
+    throw Napi::TypeError::New(
+        env, std::string(what) + ": Lattice#" + std::to_string(id()) + " is running (await run() or abort it first)");
   }
 }
 
