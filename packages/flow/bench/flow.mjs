@@ -83,7 +83,13 @@ row([`Berea sandstone 200³, ${t} threads`, 'MFLUPS', 'B/update', 's/step', '', 
 const reference = native('reference', 200, t, 'f64', steps);
 const referenceStep = reference.seconds / steps;
 for (const precision of ['f64', 'f32']) {
-  const lattice = new Lattice({ ...image, bodyForce: [1e-6, 0, 0], periodic: [true, false, false], precision, inertia: false });
+  const lattice = new Lattice({
+    ...image,
+    bodyForce: [1e-6, 0, 0],
+    periodic: [true, false, false],
+    precision,
+    inertia: false,
+  });
   try {
     lattice.step(2);
     const start = performance.now();
@@ -101,4 +107,11 @@ for (const precision of ['f64', 'f32']) {
     lattice.release();
   }
 }
-row([`reference kernel, dense f64 (all 8,000,000 voxels)`, fixed(reference.mlups), reference.bytesPerUpdate, fixed(referenceStep, 3), '', '1.00']);
+row([
+  `reference kernel, dense f64 (all 8,000,000 voxels)`,
+  fixed(reference.mlups),
+  reference.bytesPerUpdate,
+  fixed(referenceStep, 3),
+  '',
+  '1.00',
+]);

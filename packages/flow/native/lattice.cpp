@@ -252,8 +252,20 @@ class LatticeImpl final : public Lattice {
   static constexpr std::int64_t kWall = -1, kInlet = -2, kOutlet = -3;
   std::int64_t pullVoxel(std::size_t i, std::size_t j, std::size_t k, std::size_t q) const {
     const std::int64_t p[3] = {std::int64_t(i) - cx[q], std::int64_t(j) - cy[q], std::int64_t(k) - cz[q]};
+    return locate(p, 3);
+  }
+
+  // Row index of (i, j) moved by -c_q on axes 0 and 1, or kWall/kInlet/kOutlet.
+  std::int64_t sourceRow(std::size_t i, std::size_t j, std::size_t q) const {
+    const std::int64_t p[2] = {std::int64_t(i) - cx[q], std::int64_t(j) - cy[q]};
+    return locate(p, 2);
+  }
+
+  // C-order index of the point p over the first `axes` axes, wrapped on
+  // periodic axes; kWall, kInlet or kOutlet past a face that is not.
+  std::int64_t locate(const std::int64_t* p, std::size_t axes) const {
     std::int64_t index = 0, face = 0;
-    for (std::size_t a = 0; a < 3; a++) {
+    for (std::size_t a = 0; a < axes; a++) {
       std::int64_t x = p[a];
       const auto n = std::int64_t(shape_[a]);
       if (x < 0 || x >= n) {
@@ -487,26 +499,6 @@ class LatticeImpl final : public Lattice {
         out[b] = (entry & kBounce) ? boundaryPull(a, q, s0 + b, entry & ~kBounce) : column[entry];
       }
     }
-  }
-
-  // Index of row (i, j) moved by -c_q on axes 0 and 1, or kWall/kInlet/kOutlet.
-  std::int64_t sourceRow(std::size_t i, std::size_t j, std::size_t q) const {
-    const std::int64_t p[2] = {std::int64_t(i) - cx[q], std::int64_t(j) - cy[q]};
-    std::int64_t index = 0, face = 0;
-    for (std::size_t a = 0; a < 2; a++) {
-      std::int64_t x = p[a];
-      const auto n = std::int64_t(shape_[a]);
-      if (x < 0 || x >= n) {
-        if (!options_.periodic[a]) {
-          if (int(a) != options_.pressure.axis) return kWall;
-          face = x < 0 ? kInlet : kOutlet;
-          continue;
-        }
-        x = (x + n) % n;
-      }
-      index = index * n + x;
-    }
-    return face != 0 ? face : index;
   }
 
   void gatherDense(T* buffer, std::size_t row, std::size_t k0, std::size_t count) const {

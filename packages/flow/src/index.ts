@@ -11,6 +11,8 @@
  *
  * @packageDocumentation
  */
+import type { GpuOptions } from '@peclet/core/gpu';
+import { type GpuDeviceHandle, sharedDevice } from './gpu/device.js';
 import { flowModule, native } from './native.js';
 import { readAxis, readShape, readSolid } from './options.js';
 
@@ -57,5 +59,36 @@ export function finalize(): void {
   flowModule.finalize();
 }
 
-/** Where flow computes: `host` (the CPU thread pool). */
+/**
+ * The WebGPU device that lattices with `executionSpace: 'webgpu'` use in this thread, acquired on
+ * first use (here or by their first `run()`) through `requestGpu` of `@peclet/core/gpu` with
+ * `options` (they apply to the first acquisition only). It belongs to the flow module:
+ * {@link finalize} releases it with every buffer. Rejects with code `PECLET_NO_WEBGPU` (the
+ * optional `webgpu` package is missing) or `PECLET_NO_GPU` (no adapter).
+ *
+ * @example
+ * ```ts
+ * const device = await gpuDevice();
+ * device.backend; // 'vulkan', 'opengles', ...
+ * ```
+ */
+export function gpuDevice(options: GpuOptions = {}): Promise<GpuDeviceHandle> {
+  return sharedDevice(flowModule, options);
+}
+
+/**
+ * {@link finalize} after the module's submitted GPU work has ended (at most `timeoutMs`, default
+ * `PECLET_FINALIZE_TIMEOUT_MS` or 10 s); no new GPU work starts meanwhile.
+ *
+ * @example
+ * ```ts
+ * await lattice.run(); // executionSpace: 'webgpu'
+ * await finalizeAsync({ timeoutMs: 2000 });
+ * ```
+ */
+export function finalizeAsync(options: { timeoutMs?: number } = {}): Promise<void> {
+  return flowModule.finalizeAsync(options);
+}
+
+/** Where flow computes by default: `host` (the CPU thread pool); lattices may choose `webgpu`. */
 export const executionSpace: string = flowModule.executionSpace;

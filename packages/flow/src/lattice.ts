@@ -4,7 +4,8 @@
  */
 import { fail, ReleasedError } from '@peclet/core';
 import { writeVti } from '@peclet/io';
-import { type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
+import { GpuPath } from './gpu/path.js';
+import { flowModule, type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
 import { type LatticeSettings, readAxis, readLatticeOptions, readRunOptions } from './options.js';
 import type { Axis, LatticeOptions, RunOptions, RunReport, StepReport } from './types.js';
 
@@ -40,9 +41,16 @@ function divergedError(what: string, steps: number): Error {
  * lattice.step(5000);
  * lattice.velocity[3 * 4]; // F/(2ν)·(y + ½)(H − y − ½) at y = 4, to round-off
  * ```
+ *
+ * With `executionSpace: 'webgpu'` the same model runs in WGSL compute shaders (f32, fluid nodes
+ * only): `run()` is the way to step (`step()` throws a TypeError), and `velocity`/`density` are
+ * copies of the fields read back after the last batch of steps.
  */
 export class Lattice implements Disposable {
+  // On `webgpu` the native lattice still validates the options, holds the lifecycle (id,
+  // release, the module's finalize) and answers `info`; the device path computes.
   readonly #native: NativeLattice;
+  readonly #gpu: GpuPath | undefined;
   readonly #settings: LatticeSettings;
   readonly #shape: readonly [number, number, number];
   #releasedByCall = false;
@@ -51,10 +59,21 @@ export class Lattice implements Disposable {
   /** Throws TypeError/RangeError naming the option at fault. */
   constructor(options: LatticeOptions) {
     const settings = readLatticeOptions(options);
-    if (settings.executionSpace === 'webgpu') {
-      fail('range', 'executionSpace', "'webgpu' is not available for flow in this version; use 'host'");
-    }
     this.#native = new native.Lattice(settings.native);
+    if (settings.executionSpace === 'webgpu') {
+      const info = this.#native.info;
+      try {
+        this.#gpu = new GpuPath({
+          module: flowModule,
+          native: settings.native,
+          tauPlus: info.tauPlus,
+          tauMinus: info.tauMinus,
+        });
+      } catch (error) {
+        this.#native.release();
+        throw error;
+      }
+    }
     this.#settings = settings;
     this.#shape = Object.freeze([...settings.native.shape]) as readonly [number, number, number];
   }
@@ -69,6 +88,7 @@ export class Lattice implements Disposable {
   /** Frees the native state; idempotent. A run in flight stops at its next step and rejects. */
   release(): void {
     this.#releasedByCall = true;
+    this.#gpu?.release();
     this.#native.release();
   }
   [Symbol.dispose](): void {
@@ -83,38 +103,69 @@ export class Lattice implements Disposable {
   get viscosity(): number {
     return this.#settings.viscosity;
   }
-  /** Where it computes: `'host'`. */
+  /** Where it computes: `'host'` (CPU thread pool) or `'webgpu'` (compute shaders, f32). */
   get executionSpace(): 'host' | 'webgpu' {
     this.#native.info; // throws ReleasedError once released
-    return 'host';
+    return this.#gpu === undefined ? 'host' : 'webgpu';
   }
-  /** Layout, precision, node counts, relaxation times, steps taken, memory, bytes per update. */
+  /**
+   * Layout, precision, node counts, relaxation times, steps taken, memory, bytes per update. On
+   * `webgpu` `bytes` counts the device buffers (0 before the first run).
+   */
   get info(): NativeLatticeInfo {
-    return this.#native.info;
+    const info = this.#native.info;
+    const gpu = this.#gpu;
+    return gpu === undefined ? info : { ...info, stepCount: gpu.stepCount, bytes: gpu.bytes };
   }
   /** `'sparse'` (fluid nodes only) or `'dense'`. */
   get layout(): 'sparse' | 'dense' {
     return this.#native.info.layout;
   }
   get stepCount(): number {
-    return this.#native.info.stepCount;
+    return this.info.stepCount;
   }
 
-  /** Velocity, 3 per voxel (ux, uy, uz), C order, lattice units; 0 in solid. Zero-copy. */
+  /**
+   * Velocity, 3 per voxel (ux, uy, uz), C order, lattice units; 0 in solid. Zero-copy (host); on
+   * `webgpu` a copy of the fields read back after the last batch of steps.
+   */
   get velocity(): Float64Array | Float32Array {
+    if (this.#gpu !== undefined) return this.#liveGpu().velocity();
     return this.#native.velocity;
   }
-  /** Density per voxel (rest density 1; pressure = density/3); 0 in solid. Zero-copy. */
+  /**
+   * Density per voxel (rest density 1; pressure = density/3); 0 in solid. Zero-copy (host); on
+   * `webgpu` a copy read back after the last batch of steps.
+   */
   get density(): Float64Array | Float32Array {
+    if (this.#gpu !== undefined) return this.#liveGpu().density();
     return this.#native.density;
   }
-  /** Writable porosity ε per voxel (default 1), read by every step (Guo & Zhao's equilibrium and force). */
+  /**
+   * Writable porosity ε per voxel (default 1), read by every step (Guo & Zhao's equilibrium and
+   * force). Not on `webgpu` (TypeError).
+   */
   get porosity(): Float64Array {
+    if (this.#gpu !== undefined) this.#hostOnly('porosity');
     return this.#native.porosity;
   }
-  /** Writable body force per voxel, 3 per voxel, lattice units, added to `bodyForce`. */
+  /** Writable body force per voxel, 3 per voxel, lattice units, added to `bodyForce`. Not on `webgpu`. */
   get force(): Float64Array {
+    if (this.#gpu !== undefined) this.#hostOnly('force');
     return this.#native.force;
+  }
+
+  #liveGpu(): GpuPath {
+    this.#native.info; // ReleasedError once released
+    return this.#gpu as GpuPath;
+  }
+  #hostOnly(what: string): never {
+    this.#native.info;
+    return fail(
+      'type',
+      what,
+      `per-voxel ${what} is not available on executionSpace 'webgpu' (Lattice#${this.id}); use executionSpace 'host'`,
+    );
   }
   /** The uniform body force (lattice units). */
   get bodyForce(): readonly [number, number, number] {
@@ -122,14 +173,27 @@ export class Lattice implements Disposable {
   }
   set bodyForce(value: readonly [number, number, number]) {
     this.#native.setBodyForce([...value] as [number, number, number]);
+    this.#gpu?.setBodyForce(this.#native.info.bodyForce);
   }
   /** Sets the inlet and outlet densities of a lattice built with `pressure`. */
   setPressure(inletDensity: number, outletDensity: number): void {
     this.#native.setPressure(inletDensity, outletDensity);
+    this.#gpu?.setPressure(inletDensity, outletDensity);
   }
 
-  /** Takes `steps` steps on the calling thread (and the module's pool). */
+  /**
+   * Takes `steps` steps on the calling thread (and the module's pool). On `webgpu` a TypeError:
+   * the device steps asynchronously, through {@link run}.
+   */
   step(steps = 1): StepReport {
+    if (this.#gpu !== undefined) {
+      this.#native.info;
+      fail(
+        'type',
+        'step',
+        `Lattice#${this.id} runs on executionSpace 'webgpu', which steps asynchronously: use await run({ maxSteps, tolerance: 0 })`,
+      );
+    }
     const n = Number.isInteger(steps) && steps >= 0 && steps <= 2 ** 40 ? steps : NaN;
     if (Number.isNaN(n)) fail('range', 'steps', `must be an integer in [0, 2^40], got ${String(steps)}`);
     const outcome = this.#native.step(n);
@@ -154,9 +218,11 @@ export class Lattice implements Disposable {
     const interruption = (): unknown =>
       this.released
         ? cancelled('run', this.#releasedByCall ? 'release()' : 'finalize()')
-        : signal?.aborted
-          ? signal.reason
-          : undefined;
+        : this.#gpu !== undefined && flowModule.exiting
+          ? cancelled('run', 'finalizeAsync()') // no new GPU work starts once the module is exiting
+          : signal?.aborted
+            ? signal.reason
+            : undefined;
     let steps = 0;
     let residual = Number.NaN;
     let previous: number | undefined;
@@ -168,9 +234,13 @@ export class Lattice implements Disposable {
         const n = Math.min(checkInterval, maxSteps - steps);
         let outcome: NativeStep;
         try {
-          const work = this.#native.stepAsync(n);
-          cancel = work.cancel;
-          outcome = await work.promise;
+          if (this.#gpu !== undefined) {
+            outcome = await this.#gpuBatch(this.#gpu, n);
+          } else {
+            const work = this.#native.stepAsync(n);
+            cancel = work.cancel;
+            outcome = await work.promise;
+          }
         } catch (error) {
           throw interruption() ?? error;
         } finally {
@@ -191,7 +261,18 @@ export class Lattice implements Disposable {
         const during = interruption();
         if (during !== undefined) throw during;
         const converged = tolerance > 0 && residual < tolerance;
-        if (converged || steps >= maxSteps) return { steps, converged, residual, meanVelocity: mean };
+        if (converged || steps >= maxSteps) {
+          if (this.#gpu !== undefined) {
+            try {
+              await this.#gpu.refreshFields();
+            } catch (error) {
+              throw interruption() ?? error;
+            }
+            const last = interruption();
+            if (last !== undefined) throw last;
+          }
+          return { steps, converged, residual, meanVelocity: mean };
+        }
       }
     } finally {
       this.#running = false;
@@ -225,6 +306,14 @@ export class Lattice implements Disposable {
       spacing: voxelSize,
       cellData: { solid, density, velocity: { values: velocity, components: 3 } },
     });
+  }
+
+  // One batch on the device: `steps` steps, then the sums over the state reached.
+  async #gpuBatch(gpu: GpuPath, steps: number): Promise<NativeStep> {
+    await gpu.prepare();
+    if (this.released) return { status: 'cancelled', steps: 0, momentum: [0, 0, 0], speed: 0, mass: 0 };
+    const sums = await gpu.advance(steps);
+    return { status: sums.finite ? 'done' : 'diverged', steps, ...sums };
   }
 
   #mean(outcome: NativeStep): [number, number, number] {

@@ -121,6 +121,8 @@ export function readLatticeOptions(value: unknown): LatticeSettings {
     tau = 3 * readNumber(o.viscosity, 'viscosity', { above: 0, max: 3333, fallback: DEFAULT_VISCOSITY }) + 0.5;
   }
   const bodyForce = readVector3(o.bodyForce, 'bodyForce', { fallback: [0, 0, 0], maxMagnitude: 1 });
+  const executionSpace = readEnum(o.executionSpace, 'executionSpace', ['host', 'webgpu'] as const, 'host');
+  const gpu = executionSpace === 'webgpu';
   const native: NativeLatticeOptions = {
     shape,
     solid,
@@ -132,7 +134,7 @@ export function readLatticeOptions(value: unknown): LatticeSettings {
     magic,
     bodyForce,
     inertia: readBoolean(o.inertia, 'inertia', true),
-    precision: readEnum(o.precision, 'precision', ['f64', 'f32'] as const, 'f64'),
+    precision: readEnum(o.precision, 'precision', ['f64', 'f32'] as const, gpu ? 'f32' : 'f64'),
     layout: readEnum(o.layout, 'layout', ['auto', 'dense', 'sparse'] as const, 'auto'),
     threads: readInteger(o.threads, 'threads', { min: 1, max: MAX_THREADS, fallback: 0 }),
   };
@@ -146,7 +148,13 @@ export function readLatticeOptions(value: unknown): LatticeSettings {
     if (periodic[pressureAxis]) fail('range', 'pressure.axis', `is periodic; set periodic[${pressureAxis}] to false`);
     if (shape[pressureAxis] < 3) fail('range', 'shape', 'a pressure drive needs at least 3 planes along its axis');
   }
-  const executionSpace = readEnum(o.executionSpace, 'executionSpace', ['host', 'webgpu'] as const, 'host');
+  if (gpu) {
+    // The device kernels: f32, sparse layout, voxel or gray geometry (see the README's WebGPU section).
+    if (native.precision === 'f64') fail('range', 'precision', "executionSpace 'webgpu' computes in f32 only");
+    if (native.layout === 'dense') fail('range', 'layout', "executionSpace 'webgpu' uses the sparse layout only");
+    if (sdf) fail('range', 'sdf', "is not available on executionSpace 'webgpu'; give solid or solidFraction");
+    native.layout = 'sparse';
+  }
   return { native, viscosity: (tau - 0.5) / 3, executionSpace };
 }
 

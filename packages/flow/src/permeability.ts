@@ -74,8 +74,13 @@ export async function permeability(image: VoxelImage, options: PermeabilityOptio
   const buffer = readInteger(o.buffer, 'buffer', { min: 0, max: 1000, fallback: 4 });
   const sides = readEnum(o.sides, 'sides', ['sealed', 'periodic'] as const, 'sealed');
   const viscosity = readNumber(o.viscosity, 'viscosity', { above: 0, max: 100, fallback: PERMEABILITY_VISCOSITY });
-  const precision = readEnum(o.precision, 'precision', ['f64', 'f32'] as const, 'f64');
   const executionSpace = readEnum(o.executionSpace, 'executionSpace', ['host', 'webgpu'] as const, 'host');
+  const precision = readEnum(
+    o.precision,
+    'precision',
+    ['f64', 'f32'] as const,
+    executionSpace === 'webgpu' ? 'f32' : 'f64',
+  );
   const threads = o.threads === undefined ? undefined : readInteger(o.threads, 'threads', { min: 1, max: 65_536 });
   const signal = readSignal(o.signal, 'signal');
   const onProgress = readFunction<(progress: Progress) => void>(o.onProgress, 'onProgress');

@@ -43,7 +43,11 @@ export interface LatticeOptions {
   precision?: 'f64' | 'f32';
   /** `'auto'` (default) stores fluid nodes only when that moves fewer bytes per step. */
   layout?: 'auto' | 'dense' | 'sparse';
-  /** Only `'host'` today (`'webgpu'` is refused with a clear error). */
+  /**
+   * `'host'` (default: the CPU thread pool) or `'webgpu'` (WGSL compute shaders through
+   * `@peclet/core/gpu`: f32, sparse layout, `solid` or `solidFraction` geometry; step with
+   * `run()`, fields are copies read back after the last batch).
+   */
   executionSpace?: 'host' | 'webgpu';
   /** Most threads of the module's pool a step may use (default: all). */
   threads?: number | undefined;

@@ -71,8 +71,8 @@ describe('bad input', () => {
     );
     assert.throws(() => new Lattice({ shape: [4, 4, 4], precision: 'f16' }), named(TypeError, 'precision'));
     assert.throws(
-      () => new Lattice({ shape: [4, 4, 4], executionSpace: 'webgpu' }),
-      named(RangeError, 'executionSpace'),
+      () => new Lattice({ shape: [4, 4, 4], executionSpace: 'webgpu', precision: 'f64' }),
+      named(RangeError, 'precision'),
     );
     const lattice = new Lattice({ shape: [4, 4, 4] });
     assert.throws(() => lattice.step(-1), named(RangeError, 'steps'));

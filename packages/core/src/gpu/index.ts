@@ -216,3 +216,35 @@ export async function gpuConstants(): Promise<GpuConstants> {
     GPUTextureUsage: globals.GPUTextureUsage as typeof GPUTextureUsage,
   });
 }
+
+/** GPUBufferUsage flags (fixed by the WebGPU specification), usable before WebGPU is loaded. */
+export const BufferUsage = {
+  MAP_READ: 0x0001,
+  COPY_SRC: 0x0004,
+  COPY_DST: 0x0008,
+  UNIFORM: 0x0040,
+  STORAGE: 0x0080,
+} as const;
+
+const sharedDevices = new WeakMap<GpuModule, Promise<GpuDevice>>();
+
+/**
+ * The device a module's objects share in this thread: acquired with {@link requestGpu} on first
+ * use (`options` apply to that acquisition only), acquired again once released. Rejects with
+ * code `PECLET_NO_WEBGPU` or `PECLET_NO_GPU` as {@link requestGpu} does.
+ *
+ * @example
+ * ```ts
+ * const device = await sharedDevice(demModule, 'dem');
+ * ```
+ */
+export async function sharedDevice(mod: GpuModule, label: string, options: GpuOptions = {}): Promise<GpuDevice> {
+  const shared = sharedDevices.get(mod);
+  if (shared !== undefined) {
+    const device = await shared.catch(() => undefined);
+    if (device !== undefined && !device.released) return device;
+  }
+  const pending = requestGpu(mod, { label, ...options });
+  sharedDevices.set(mod, pending);
+  return pending;
+}

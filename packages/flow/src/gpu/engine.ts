@@ -1,0 +1,215 @@
+/// <reference types="@webgpu/types" />
+/**
+ * The device side of a Lattice on the WebGPU execution space: two population lattices (f32,
+ * structure of arrays, fluid nodes only), the pull-source table, the uniform parameters, and the
+ * step and measure pipelines.
+ * @internal
+ */
+import { type GpuBufferHandle, type GpuDeviceHandle, Usage } from './device.js';
+import { measureShader, PARAMS_BYTES, PARTIAL_WORDS, stepShader, WORKGROUP, weight } from './shaders.js';
+
+/** The fluid nodes and where each pulls from. */
+export interface GpuGeometry {
+  /** Fluid nodes N. */
+  readonly nodes: number;
+  /** Voxel index of each node. */
+  readonly nodeOf: Uint32Array;
+  /** 18N pull sources (direction q at (q − 1)·N + s), then N gray drags γ as f32 bits. */
+  readonly table: Uint32Array;
+  readonly gray: boolean;
+}
+
+/** Parameters the step reads, changeable between batches. */
+export interface GpuParameters {
+  readonly tauPlus: number;
+  readonly tauMinus: number;
+  readonly inertia: boolean;
+  readonly bodyForce: readonly [number, number, number];
+  readonly inletDensity: number;
+  readonly outletDensity: number;
+}
+
+/** Sums over the fluid nodes of the current lattice (f64 of per-workgroup f32 sums). */
+export interface GpuSums {
+  readonly momentum: [number, number, number];
+  readonly speed: number;
+  readonly mass: number;
+  readonly finite: boolean;
+}
+
+interface Kernel {
+  readonly pipeline: GPUComputePipeline;
+  readonly groups: GPUBindGroup[];
+}
+
+/** Parameters as the device reads them: f32 rounded exactly as the host's `T(...)`. */
+export function packParameters(nodes: number, groupsX: number, gray: boolean, p: GpuParameters): ArrayBuffer {
+  const bytes = new ArrayBuffer(PARAMS_BYTES);
+  const u = new Uint32Array(bytes);
+  const f = new Float32Array(bytes);
+  u.set([nodes, groupsX, p.inertia ? 1 : 0, gray ? 1 : 0], 0);
+  const wp = Math.fround(1 / p.tauPlus);
+  const wm = Math.fround(1 / p.tauMinus);
+  f.set([wp, wm, Math.fround(1 - Math.fround(0.5 * wp)), Math.fround(1 - Math.fround(0.5 * wm))], 4);
+  f.set([p.bodyForce[0], p.bodyForce[1], p.bodyForce[2], 0], 8);
+  for (let q = 0; q < 19; q++) {
+    f[12 + q] = 2 * weight(q) * (p.inletDensity - 1);
+    f[12 + 20 + q] = 2 * weight(q) * (p.outletDensity - 1);
+  }
+  return bytes;
+}
+
+export class GpuEngine {
+  readonly #gpu: GpuDeviceHandle;
+  readonly #nodes: number;
+  readonly #gray: boolean;
+  readonly #groups: [number, number];
+  #buffers: Record<string, GpuBufferHandle>;
+  #kernels: { step: Kernel; measure: Kernel } | undefined;
+  /** Which lattice holds the current populations (0: A, 1: B). */
+  #parity = 0;
+
+  private constructor(gpu: GpuDeviceHandle, geometry: GpuGeometry, buffers: Record<string, GpuBufferHandle>) {
+    this.#gpu = gpu;
+    this.#nodes = geometry.nodes;
+    this.#gray = geometry.gray;
+    this.#groups = GpuEngine.workgroups(geometry.nodes, gpu);
+    this.#buffers = buffers;
+  }
+
+  /** Workgroups along x and y covering `nodes` (x at most the device's per-dimension limit). */
+  static workgroups(nodes: number, gpu: GpuDeviceHandle): [number, number] {
+    const total = Math.max(1, Math.ceil(nodes / WORKGROUP));
+    const most = (gpu.limits as unknown as Record<string, number>).maxComputeWorkgroupsPerDimension ?? 65_535;
+    const x = Math.min(total, most);
+    return [x, Math.ceil(total / x)];
+  }
+
+  /** Bytes of one population lattice, the largest storage binding. */
+  static latticeBytes(nodes: number): number {
+    return 19 * 4 * Math.max(1, nodes);
+  }
+
+  /** Allocates the buffers, uploads the table and the rest state, compiles the kernels. */
+  static async create(gpu: GpuDeviceHandle, geometry: GpuGeometry, parameters: GpuParameters): Promise<GpuEngine> {
+    const n = geometry.nodes;
+    const [gx, gy] = GpuEngine.workgroups(n, gpu);
+    const storage = Usage.STORAGE | Usage.COPY_DST | Usage.COPY_SRC;
+    const sized = (bytes: number) => Math.max(16, Math.ceil(bytes / 16) * 16);
+    const buffers: Record<string, GpuBufferHandle> = {};
+    try {
+      const make = (key: string, bytes: number, usage: number) => {
+        buffers[key] = gpu.createBuffer({ label: `flow ${key}`, size: sized(bytes), usage });
+      };
+      make('params', PARAMS_BYTES, Usage.UNIFORM | Usage.COPY_DST);
+      make('latticeA', GpuEngine.latticeBytes(n), storage);
+      make('latticeB', GpuEngine.latticeBytes(n), storage);
+      make('sources', 4 * geometry.table.length, storage);
+      make('out', 4 * (4 * n + PARTIAL_WORDS * gx * gy), storage);
+      // New buffers are zero: the rest state h = f − w = 0.
+      gpu.writeBuffer(buffers.sources as GpuBufferHandle, 0, geometry.table);
+      gpu.writeBuffer(buffers.params as GpuBufferHandle, 0, packParameters(n, gx, geometry.gray, parameters));
+      const engine = new GpuEngine(gpu, geometry, buffers);
+      await engine.#compile();
+      return engine;
+    } catch (error) {
+      for (const buffer of Object.values(buffers)) buffer.release();
+      throw error;
+    }
+  }
+
+  async #compile(): Promise<void> {
+    const device = this.#gpu.device;
+    const pipeline = async (name: string, code: string) =>
+      device.createComputePipelineAsync({
+        label: `flow ${name}`,
+        layout: 'auto',
+        compute: { module: device.createShaderModule({ label: `flow ${name}`, code }), entryPoint: 'main' },
+      });
+    const [step, measure] = await Promise.all([pipeline('step', stepShader), pipeline('measure', measureShader)]);
+    const b = this.#buffers;
+    const group = (name: string, p: GPUComputePipeline, keys: string[]) =>
+      device.createBindGroup({
+        label: `flow ${name}`,
+        layout: p.getBindGroupLayout(0),
+        entries: keys.map((key, binding) => ({ binding, resource: { buffer: (b[key] as GpuBufferHandle).buffer } })),
+      });
+    this.#kernels = {
+      // Group k reads lattice k and writes the other.
+      step: {
+        pipeline: step,
+        groups: [
+          group('step A→B', step, ['params', 'latticeA', 'latticeB', 'sources']),
+          group('step B→A', step, ['params', 'latticeB', 'latticeA', 'sources']),
+        ],
+      },
+      measure: {
+        pipeline: measure,
+        groups: [
+          group('measure A', measure, ['params', 'latticeA', 'out', 'sources']),
+          group('measure B', measure, ['params', 'latticeB', 'out', 'sources']),
+        ],
+      },
+    };
+  }
+
+  /** Bytes held on the device. */
+  get bytes(): number {
+    let total = 0;
+    for (const buffer of Object.values(this.#buffers)) total += buffer.size;
+    return total;
+  }
+
+  /** Writes new parameters; the next submission reads them. */
+  setParameters(parameters: GpuParameters): void {
+    this.#gpu.writeBuffer(
+      this.#buffers.params as GpuBufferHandle,
+      0,
+      packParameters(this.#nodes, this.#groups[0], this.#gray, parameters),
+    );
+  }
+
+  /** Submits `steps` steps and a measure of the state reached; resolves with its sums. */
+  async advance(steps: number): Promise<GpuSums> {
+    const kernels = this.#kernels;
+    if (kernels === undefined) throw new Error('flow: GPU engine used after release');
+    const gpu = this.#gpu;
+    const [gx, gy] = this.#groups;
+    const encoder = gpu.device.createCommandEncoder({ label: 'flow steps' });
+    const pass = encoder.beginComputePass({ label: 'flow steps' });
+    pass.setPipeline(kernels.step.pipeline);
+    for (let s = 0; s < steps; s++) {
+      pass.setBindGroup(0, kernels.step.groups[this.#parity] as GPUBindGroup);
+      pass.dispatchWorkgroups(gx, gy);
+      this.#parity ^= 1;
+    }
+    pass.setPipeline(kernels.measure.pipeline);
+    pass.setBindGroup(0, kernels.measure.groups[this.#parity] as GPUBindGroup);
+    pass.dispatchWorkgroups(gx, gy);
+    pass.end();
+    gpu.submit([encoder.finish()]);
+    const n = this.#nodes;
+    const partials = new Float32Array(
+      await gpu.read(this.#buffers.out as GpuBufferHandle, 16 * n, 4 * PARTIAL_WORDS * gx * gy),
+    );
+    const sums = [0, 0, 0, 0, 0];
+    for (let g = 0; g < gx * gy; g++) {
+      for (let k = 0; k < 5; k++) sums[k] = (sums[k] as number) + (partials[PARTIAL_WORDS * g + k] as number);
+    }
+    const [x, y, z, speed, mass] = sums as [number, number, number, number, number];
+    return { momentum: [x, y, z], speed, mass, finite: sums.every(Number.isFinite) };
+  }
+
+  /** The fields of the last measure: velocity xyz and density per node (4N words). */
+  async fields(): Promise<Float32Array> {
+    return new Float32Array(await this.#gpu.read(this.#buffers.out as GpuBufferHandle, 0, 16 * this.#nodes));
+  }
+
+  /** Releases the device buffers (not the device). */
+  release(): void {
+    const buffers = this.#buffers;
+    this.#buffers = {};
+    this.#kernels = undefined;
+    for (const buffer of Object.values(buffers)) buffer.release();
+  }
+}

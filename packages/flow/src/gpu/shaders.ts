@@ -1,0 +1,206 @@
+/**
+ * WGSL compute kernels of the WebGPU execution space. They port the host kernel's sparse step
+ * (native/lattice.cpp, `collide` and `gatherSparse`) to f32 with the same operations in the same
+ * order, one invocation per fluid node:
+ *
+ * - `step`: pulls the 19 populations of a node through the pull-source table (the host's
+ *   sparse table, resolved to array indices so that a bounce-back is a plain load), computes the
+ *   moments, the Guo force and the gray drag, and writes the TRT-collided populations to the
+ *   other lattice.
+ * - `measure`: pulls the current lattice as the host's field pass does and writes velocity and
+ *   density per node, plus per-workgroup sums of momentum, speed and mass (added in f64 on the
+ *   host).
+ *
+ * Populations are stored as deviations from rest (h = f − w), structure of arrays:
+ * `h[q·N + s]`. Every kernel uses 3 storage buffers (within the compatibility limit of 4).
+ * @internal
+ */
+
+/** Invocations per workgroup. */
+export const WORKGROUP = 64;
+/** Size in bytes of the uniform block below. */
+export const PARAMS_BYTES = 16 * 16;
+/** f32 words per workgroup in the measure kernel's partial sums. */
+export const PARTIAL_WORDS = 8;
+/**
+ * A pull-source entry is the index in the population array to read (q·N + source node, or
+ * q'·N + s for a link that bounces back); a pressure-face link (anti-bounce-back) also has this
+ * bit set, and OUTLET_BIT for the outlet face.
+ */
+export const BOUNCE = 0x80000000;
+export const OUTLET_BIT = 0x40000000;
+export const INDEX_MASK = 0x3fffffff;
+
+const cx = [0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0];
+const cy = [0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1];
+const cz = [0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1];
+export const D3Q19 = { cx, cy, cz, Q: 19 } as const;
+export const weight = (q: number): number => (q === 0 ? 1 / 3 : q <= 6 ? 1 / 18 : 1 / 36);
+export const opposite = (q: number): number => (q === 0 ? 0 : q % 2 === 1 ? q + 1 : q - 1);
+
+// An f32 constant as a WGSL literal that rounds to the same f32 as the host's T(value).
+const f32 = (value: number): string => {
+  const s = String(Math.fround(value));
+  return /[.eE]/.test(s) ? `${s}f` : `${s}.0f`;
+};
+
+const prelude = /* wgsl */ `
+const BOUNCE: u32 = ${BOUNCE}u;
+const OUTLET_BIT: u32 = ${OUTLET_BIT}u;
+const INDEX_MASK: u32 = ${INDEX_MASK}u;
+
+struct Params {
+  sizes: vec4<u32>,   // fluid nodes N, workgroups along x, inertia (0/1), gray (0/1)
+  rates: vec4<f32>,   // ω+ = 1/τ+, ω− = 1/τ−, 1 − ω+/2, 1 − ω−/2
+  force: vec4<f32>,   // uniform body force, 0
+  // 2·w_q·(ρ − 1) of the inlet face (q = 0..19) then of the outlet face (20..39), rounded from f64
+  faces: array<vec4<f32>, 10>,
+}
+@group(0) @binding(0) var<uniform> params: Params;
+
+fn nodeIndex(group: vec3<u32>, local: u32) -> u32 {
+  return (group.y * params.sizes.y + group.x) * ${WORKGROUP}u + local;
+}
+
+fn faceTerm(i: u32) -> f32 {
+  return params.faces[i / 4u][i % 4u];
+}
+
+// Pull of direction q into node s across the source table (read from lattice a): the entry is
+// the index in a to read (the source node's population q, or for a link that bounces back the
+// node's own population q'); a pressure-face link also has the top bit set (bit 30: outlet).
+fn pulled(q: u32, s: u32, n: u32) -> f32 {
+  let e = sources[(q - 1u) * n + s];
+  let v = a[e & INDEX_MASK];
+  if ((e & BOUNCE) == 0u) { return v; }
+  // Anti-bounce-back through a pressure face: −f*_q' + 2 w_q (ρ_face − 1).
+  return -v + faceTerm(select(q, 20u + q, (e & OUTLET_BIT) != 0u));
+}
+`;
+
+// Loads h0..h18 and the moments dr, j (summed in q order, as on the host), the force f and the
+// velocity u (Guo's half force, gray drag implicit).
+function moments(): string {
+  const lines = ['  let h0 = a[s];'];
+  for (let q = 1; q < 19; q++) lines.push(`  let h${q} = pulled(${q}u, s, n);`);
+  lines.push('  var dr = 0.0f;', '  var x = 0.0f;', '  var y = 0.0f;', '  var z = 0.0f;');
+  for (let q = 0; q < 19; q++) {
+    lines.push(`  dr = dr + h${q};`);
+    for (const [name, c] of [
+      ['x', cx[q]],
+      ['y', cy[q]],
+      ['z', cz[q]],
+    ] as const) {
+      if (c === 1) lines.push(`  ${name} = ${name} + h${q};`);
+      else if (c === -1) lines.push(`  ${name} = ${name} - h${q};`);
+    }
+  }
+  lines.push(
+    '  var f = params.force.xyz;',
+    '  var u = vec3<f32>(x + 0.5f * f.x, y + 0.5f * f.y, z + 0.5f * f.z);',
+    '  if (params.sizes.w != 0u) {',
+    '    // A Darcy drag −γu, implicit in the velocity (Guo & Zhao 2002); γ after the table.',
+    '    let gamma = bitcast<f32>(sources[18u * n + s]);',
+    '    let implicit = 1.0f / (1.0f + 0.5f * gamma);',
+    '    u = vec3<f32>(u.x * implicit, u.y * implicit, u.z * implicit);',
+    '    f = vec3<f32>(f.x - gamma * u.x, f.y - gamma * u.y, f.z - gamma * u.z);',
+    '  }',
+  );
+  return lines.join('\n');
+}
+
+function term(c: number, v: string): string {
+  return c === 0 ? `0.0f * ${v}` : c === 1 ? v : `-${v}`;
+}
+
+function collide(): string {
+  const lines = [
+    '  let iota = select(0.0f, 1.0f, params.sizes.z != 0u);',
+    '  let wp = params.rates.x;',
+    '  let wm = params.rates.y;',
+    '  let sp = params.rates.z;',
+    '  let sm = params.rates.w;',
+    '  let uu = u.x * u.x + u.y * u.y + u.z * u.z;',
+    '  let uf = u.x * f.x + u.y * f.y + u.z * f.z;',
+    `  let w0 = ${f32(1 / 3)};`,
+    '  let eq0 = w0 * (dr - iota * 1.5f * uu);',
+    '  b[s] = h0 - wp * (h0 - eq0) + sp * w0 * iota * (-3.0f * uf);',
+  ];
+  for (let p = 1; p < 19; p += 2) {
+    const qa = p;
+    const qb = p + 1;
+    const c = [cx[qa] as number, cy[qa] as number, cz[qa] as number];
+    lines.push(
+      '  {',
+      `    let w = ${f32(weight(qa))};`,
+      `    let cu = ${term(c[0] as number, 'u.x')} + ${term(c[1] as number, 'u.y')} + ${term(c[2] as number, 'u.z')};`,
+      `    let cf = ${term(c[0] as number, 'f.x')} + ${term(c[1] as number, 'f.y')} + ${term(c[2] as number, 'f.z')};`,
+      '    let eqp = w * (dr + iota * (4.5f * cu * cu - 1.5f * uu));',
+      '    let eqm = w * 3.0f * cu;',
+      `    let hp = 0.5f * (h${qa} + h${qb});`,
+      `    let hm = 0.5f * (h${qa} - h${qb});`,
+      '    let np = hp - wp * (hp - eqp) + sp * w * iota * (9.0f * cu * cf - 3.0f * uf);',
+      '    let nm = hm - wm * (hm - eqm) + sm * w * 3.0f * cf;',
+      `    b[${qa}u * n + s] = np + nm;`,
+      `    b[${qb}u * n + s] = np - nm;`,
+      '  }',
+    );
+  }
+  return lines.join('\n');
+}
+
+/** One lattice-Boltzmann step: lattice a → lattice b. */
+export const stepShader = /* wgsl */ `
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b: array<f32>;
+@group(0) @binding(3) var<storage, read> sources: array<u32>;
+${prelude}
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+  let n = params.sizes.x;
+  let s = nodeIndex(group, local);
+  if (s >= n) { return; }
+${moments()}
+${collide()}
+}
+`;
+
+/**
+ * Fields of lattice a (velocity xyz and density per node, 4 words each, at the start of `out`)
+ * and per-workgroup sums (momentum xyz, speed, mass; PARTIAL_WORDS each, after 4N words).
+ */
+export const measureShader = /* wgsl */ `
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(3) var<storage, read> sources: array<u32>;
+${prelude}
+var<workgroup> sums: array<array<f32, ${WORKGROUP}>, 5>;
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+  let n = params.sizes.x;
+  let s = nodeIndex(group, local);
+  var values = array<f32, 5>(0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
+  if (s < n) {
+${moments()}
+    out[4u * s] = u.x;
+    out[4u * s + 1u] = u.y;
+    out[4u * s + 2u] = u.z;
+    out[4u * s + 3u] = 1.0f + dr;
+    values = array<f32, 5>(u.x, u.y, u.z, sqrt(u.x * u.x + u.y * u.y + u.z * u.z), 1.0f + dr);
+  }
+  for (var k = 0u; k < 5u; k++) { sums[k][local] = values[k]; }
+  workgroupBarrier();
+  for (var stride = ${WORKGROUP / 2}u; stride > 0u; stride = stride / 2u) {
+    if (local < stride) {
+      for (var k = 0u; k < 5u; k++) { sums[k][local] = sums[k][local] + sums[k][local + stride]; }
+    }
+    workgroupBarrier();
+  }
+  if (local == 0u) {
+    let g = group.y * params.sizes.y + group.x;
+    let base = 4u * n + ${PARTIAL_WORDS}u * g;
+    for (var k = 0u; k < 5u; k++) { out[base + k] = sums[k][0]; }
+  }
+}
+`;
