@@ -14,7 +14,6 @@
         'native/validation.cpp',
         'native/binding/addon.cc',
         'native/binding/simulation_object.cc',
-        'native/binding/step_work.cc',
       ],
       'cflags_cc': ['-O3'],
     },

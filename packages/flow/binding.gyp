@@ -7,7 +7,6 @@
         'native/lattice.cpp',
         'native/binding/addon.cc',
         'native/binding/lattice_object.cc',
-        'native/binding/step_work.cc',
       ],
       'cflags_cc': ['-O3'],
     },

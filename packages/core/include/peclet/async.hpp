@@ -5,6 +5,7 @@
 
 #include <napi.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -157,6 +158,49 @@ class TrackedWork {
   const char* name_;
   NativeFailure error_;
   bool wasCancelled_ = false;
+};
+
+/// Tracked work over an object's shared native state that has a `busy` flag
+/// (std::atomic<bool>): the state is busy from construction until the work
+/// has settled or been dropped, so the object's other methods can refuse to
+/// touch it meanwhile. `compute(state, cancelled)` runs off the JS thread and
+/// polls `cancelled` (cancel(), release, finalize, exit); `convert` turns its
+/// outcome into the value the promise resolves with.
+///
+/// ```cpp
+/// auto compute = [steps](LatticeState& s, const std::function<bool()>& stop) { return s.advance(steps, stop); };
+/// return (new peclet::StateWork<LatticeState, StepOutcome>(env, "run", state_, compute, stepResult))->Start();
+/// ```
+template <typename State, typename Outcome>
+class StateWork : public TrackedWork {
+ public:
+  using Compute = std::function<Outcome(State&, const std::function<bool()>& cancelled)>;
+  using Convert = std::function<Napi::Value(Napi::Env, const Outcome&)>;
+
+  StateWork(Napi::Env env, const char* name, std::shared_ptr<State> state, Compute compute, Convert convert)
+      : TrackedWork(env, name), state_(std::move(state)), compute_(std::move(compute)), convert_(std::move(convert)) {
+    state_->busy = true;
+  }
+  // After the promise settled, resolved or rejected (cancel(), finalize()).
+  ~StateWork() override {
+    if (state_) state_->busy = false;
+  }
+
+ protected:
+  void Run() override {
+    outcome_ = compute_(*state_, [this] { return cancelled(); });
+  }
+  Napi::Value Result(Napi::Env env) override { return convert_(env, outcome_); }
+  void releaseState() noexcept override {
+    if (state_) state_->busy = false;
+    state_.reset();
+  }
+
+ private:
+  std::shared_ptr<State> state_;
+  Compute compute_;
+  Convert convert_;
+  Outcome outcome_{};
 };
 
 }  // namespace peclet

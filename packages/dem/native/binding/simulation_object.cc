@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "step_work.hpp"
-
 namespace peclet_dem {
 
 namespace dem = peclet::dem;
@@ -260,7 +258,10 @@ Napi::Value Simulation::AdvanceAsync(const Napi::CallbackInfo& info) {
   ensureIdle(env, "run");
   AdvanceRequest request{count(info[0].ToNumber().DoubleValue()), info[1].ToNumber().DoubleValue(),
                          count(info[2].ToNumber().DoubleValue())};
-  return (new StepWork(env, state_, request))->Start();
+  auto compute = [request](SimulationState& state, const std::function<bool()>& cancelled) {
+    return state.advance(request, cancelled);
+  };
+  return (new peclet::StateWork<SimulationState, AdvanceOutcome>(env, "run", state_, compute, advanceResult))->Start();
 }
 
 // deposit(options) → report; options as normalized by the TypeScript layer.

@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "step_work.hpp"
-
 namespace peclet_flow {
 
 namespace flow = peclet::flow;
@@ -194,7 +192,11 @@ Napi::Value Lattice::Step(const Napi::CallbackInfo& info) {
 Napi::Value Lattice::StepAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ensureIdle(env, "run");
-  return (new StepWork(env, state_, count(info[0].ToNumber().DoubleValue())))->Start();
+  auto compute = [steps = count(info[0].ToNumber().DoubleValue())](LatticeState& state,
+                                                                   const std::function<bool()>& cancelled) {
+    return state.advance(steps, cancelled);
+  };
+  return (new peclet::StateWork<LatticeState, StepOutcome>(env, "run", state_, compute, stepResult))->Start();
 }
 
 Napi::Value Lattice::field(Napi::Env env, void* data, std::size_t length) {
