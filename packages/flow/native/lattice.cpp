@@ -157,15 +157,14 @@ class LatticeImpl final : public Lattice {
     std::size_t done = 0;
     for (; done < steps; done++) {
       if (cancel && cancel->load(std::memory_order_relaxed)) break;
-      stepPass(done + 1 == steps);
+      stepPass();
       a_.swap(b_);
       stepCount_++;
     }
-    if (done > 0 && done < steps) {
-      // Cancelled part-way: measure the state reached.
-      pass(Mode::Measure);
-    }
-    if (done > 0) reduce();
+    // The moments of the state reached (a blow-up in the last step shows
+    // here, not one call later).
+    pass(Mode::Measure);
+    reduce();
     if (done > 0 && !velocity_.empty()) updateFields();
     return done;
   }
@@ -241,7 +240,7 @@ class LatticeImpl final : public Lattice {
   }
 
  private:
-  enum class Mode { Step, StepMeasure, Measure, Fields };
+  enum class Mode { Measure, Fields };
   // Sparse pull sources with kBounce set carry a link kind: halfway
   // bounce-back, anti-bounce-back through a pressure face, or (from
   // kFirstCutLink on) an interpolated link whose coefficient is in kappa_.
@@ -353,8 +352,8 @@ class LatticeImpl final : public Lattice {
     }
   }
 
-  // Pulls one node's populations and, by mode, collides and writes them,
-  // adds its moments to the sums, or writes its macroscopic fields.
+  // Pulls one node's populations and, by mode, adds its moments to the sums
+  // or writes its macroscopic fields.
   template <typename Pull>
   void node(Mode mode, std::size_t s, std::size_t voxel, const Pull& pull, FlowMoments& sums) {
     T h[Q];
@@ -375,42 +374,14 @@ class LatticeImpl final : public Lattice {
     const T implicit = T(1) / (T(1) + T(0.5) * gamma);
     const T u[3] = {(j[0] + T(0.5) * f[0]) * implicit, (j[1] + T(0.5) * f[1]) * implicit,
                     (j[2] + T(0.5) * f[2]) * implicit};
-    for (std::size_t a = 0; a < 3; a++) f[a] -= gamma * u[a];
     if (mode == Mode::Fields) {
       for (std::size_t a = 0; a < 3; a++) velocity_[3 * voxel + a] = u[a];
       density_[voxel] = T(1) + dr;
       return;
     }
-    if (mode != Mode::Step) {
-      for (std::size_t a = 0; a < 3; a++) sums.momentum[a] += double(u[a]);
-      sums.speed += std::sqrt(double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2]);
-      sums.mass += 1.0 + double(dr);
-      if (mode == Mode::Measure) return;
-    }
-    const T iota = options_.inertia ? T(1) / eps : T(0);
-    const T wp = T(1.0 / tauPlus_), wm = T(1.0 / tauMinus_);
-    const T sp = T(1) - T(0.5) * wp, sm = T(1) - T(0.5) * wm;
-    const T uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-    const T uf = u[0] * f[0] + u[1] * f[1] + u[2] * f[2];
-    T* out = mode == Mode::Step || mode == Mode::StepMeasure ? b_.data() : nullptr;
-    {
-      const T w = T(kWeightRest);
-      const T eq = w * (dr - iota * T(1.5) * uu);
-      out[s] = h[0] - wp * (h[0] - eq) + sp * w * iota * (T(-3) * uf);
-    }
-    for (std::size_t p = 1; p < Q; p += 2) {
-      const std::size_t qa = p, qb = p + 1;
-      const T w = T(weight(qa));
-      const T cu = T(cx[qa]) * u[0] + T(cy[qa]) * u[1] + T(cz[qa]) * u[2];
-      const T cf = T(cx[qa]) * f[0] + T(cy[qa]) * f[1] + T(cz[qa]) * f[2];
-      const T eqp = w * (dr + iota * (T(4.5) * cu * cu - T(1.5) * uu));
-      const T eqm = w * T(3) * cu;
-      const T hp = T(0.5) * (h[qa] + h[qb]), hm = T(0.5) * (h[qa] - h[qb]);
-      const T np = hp - wp * (hp - eqp) + sp * w * iota * (T(9) * cu * cf - T(3) * uf);
-      const T nm = hm - wm * (hm - eqm) + sm * w * T(3) * cf;
-      out[qa * storage_ + s] = np + nm;
-      out[qb * storage_ + s] = np - nm;
-    }
+    for (std::size_t a = 0; a < 3; a++) sums.momentum[a] += double(u[a]);
+    sums.speed += std::sqrt(double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2]);
+    sums.mass += 1.0 + double(dr);
   }
 
   // ---- The step: populations are pulled into a block of up to kBlock
@@ -418,13 +389,13 @@ class LatticeImpl final : public Lattice {
   // then collided by a loop over the block that the compiler vectorizes.
   static constexpr std::size_t kBlock = 64;
 
-  void stepPass(bool measure) {
+  void stepPass() {
     const bool gray = !gray_.empty(), perVoxel = !porosity_.empty() || !force_.empty();
-    const int key = (measure ? 8 : 0) | (gray ? 4 : 0) | (perVoxel ? 2 : 0) | (options_.inertia ? 1 : 0);
+    const int key = (gray ? 4 : 0) | (perVoxel ? 2 : 0) | (options_.inertia ? 1 : 0);
     switch (key) {
-#define PECLET_FLOW_CASE(k)                                              \
-  case k:                                                                \
-    stepPassT<(k & 8) != 0, (k & 4) != 0, (k & 2) != 0, (k & 1) != 0>(); \
+#define PECLET_FLOW_CASE(k)                                \
+  case k:                                                  \
+    stepPassT<(k & 4) != 0, (k & 2) != 0, (k & 1) != 0>(); \
     break;
       PECLET_FLOW_CASE(0)
       PECLET_FLOW_CASE(1)
@@ -434,31 +405,21 @@ class LatticeImpl final : public Lattice {
       PECLET_FLOW_CASE(5)
       PECLET_FLOW_CASE(6)
       PECLET_FLOW_CASE(7)
-      PECLET_FLOW_CASE(8)
-      PECLET_FLOW_CASE(9)
-      PECLET_FLOW_CASE(10)
-      PECLET_FLOW_CASE(11)
-      PECLET_FLOW_CASE(12)
-      PECLET_FLOW_CASE(13)
-      PECLET_FLOW_CASE(14)
-      PECLET_FLOW_CASE(15)
 #undef PECLET_FLOW_CASE
     }
   }
 
-  template <bool Measure, bool Gray, bool PerVoxel, bool Inertia>
+  template <bool Gray, bool PerVoxel, bool Inertia>
   void stepPassT() {
-    for (auto& p : partial_) p = FlowMoments{};
     options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
       alignas(64) T buffer[Q * kBlock];
       for (std::size_t c = begin; c < end; c++) {
-        FlowMoments& sums = partial_[c];
         if (layout_ == Layout::Sparse) {
           const std::size_t from = c * storage_ / chunks_, to = (c + 1) * storage_ / chunks_;
           for (std::size_t s0 = from; s0 < to; s0 += kBlock) {
             const std::size_t count = std::min(kBlock, to - s0);
             gatherSparse(buffer, s0, count);
-            collide<false, Measure, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr, sums);
+            collide<false, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr);
           }
           continue;
         }
@@ -469,7 +430,7 @@ class LatticeImpl final : public Lattice {
             const std::size_t count = std::min(kBlock, shape_[2] - k0);
             gatherDense(buffer, row, k0, count);
             const std::size_t v0 = row * shape_[2] + k0;
-            collide<true, Measure, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0, sums);
+            collide<true, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0);
           }
         }
       }
@@ -546,9 +507,8 @@ class LatticeImpl final : public Lattice {
 
   // Collides `count` nodes from storage index `base` (voxel index in the
   // dense layout, where `solid` masks the voxels whose populations stay 0).
-  template <bool Dense, bool Measure, bool Gray, bool PerVoxel, bool Inertia>
-  void collide(const T* __restrict buffer, std::size_t base, std::size_t count, const std::uint8_t* __restrict solid,
-               FlowMoments& sums) {
+  template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
+  void collide(const T* __restrict buffer, std::size_t base, std::size_t count, const std::uint8_t* __restrict solid) {
     const std::size_t S = storage_;
     T keep[kBlock];
     if constexpr (Dense) {
@@ -602,15 +562,6 @@ class LatticeImpl final : public Lattice {
     for (std::size_t b = 0; b < count; b++) {
       uu[b] = u0[b] * u0[b] + u1[b] * u1[b] + u2[b] * u2[b];
       uf[b] = u0[b] * f0[b] + u1[b] * f1[b] + u2[b] * f2[b];
-    }
-    if constexpr (Measure) {
-      for (std::size_t b = 0; b < count; b++) {
-        const double fluid = Dense ? double(keep[b]) : 1.0;
-        sums.momentum[0] += fluid * double(u0[b]), sums.momentum[1] += fluid * double(u1[b]);
-        sums.momentum[2] += fluid * double(u2[b]);
-        sums.speed += fluid * std::sqrt(double(uu[b]));
-        sums.mass += fluid * (1.0 + double(dr[b]));
-      }
     }
     {
       const T w = T(kWeightRest);

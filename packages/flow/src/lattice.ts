@@ -2,7 +2,7 @@
  * The Lattice class: the public object over the native lattice.
  * @internal
  */
-import { fail, ReleasedError } from '@peclet/core';
+import { fail, ReleasedError, readVector3 } from '@peclet/core';
 import { writeVti } from '@peclet/io';
 import { GpuPath } from './gpu/path.js';
 import { flowModule, type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
@@ -172,7 +172,7 @@ export class Lattice implements Disposable {
     return this.#native.info.bodyForce;
   }
   set bodyForce(value: readonly [number, number, number]) {
-    this.#native.setBodyForce([...value] as [number, number, number]);
+    this.#native.setBodyForce(readVector3(value, 'bodyForce', { maxMagnitude: 1 }));
     this.#gpu?.setBodyForce(this.#native.info.bodyForce);
   }
   /** Sets the inlet and outlet densities of a lattice built with `pressure`. */

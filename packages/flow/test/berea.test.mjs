@@ -1,37 +1,38 @@
 // The Berea sandstone sample (200³ voxels of 5.345 µm, committed as its gzip): the image is the
-// published one, and its permeability is computed from both drives and reported beside the
-// published direct-simulation figure of the full 400³ image. A 200³ subvolume is smaller than a
-// representative volume, so the figures differ by tens of percent: the ratio is reported, and
-// only a factor of two is asserted — never tuned to.
+// published one, and the permeability of its first 100³ voxels is computed from both drives and
+// reported beside the published direct-simulation figure of the full 400³ image (the whole 200³
+// sample takes minutes per drive on 2 cores: it is the demo, apps/permeability). A subvolume is
+// smaller than a representative volume, so the figures differ by tens of percent: the ratio is
+// reported, and only a factor of three is asserted — never tuned to.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { permeability } from '../dist/index.js';
-import { berea } from './helpers.mjs';
+import { berea, crop } from './helpers.mjs';
 
 // OpenPNM's Berea example (see ../../../../shared/data/README.md in the development tree):
 // Kx = 1360 mD by direct numerical simulation of the full 400³ image.
 const PUBLISHED_KX = 1360;
 
-describe('Berea sandstone 200³', () => {
+describe('Berea sandstone', () => {
   const image = berea();
 
-  it('is the published image: sha256 and porosity', () => {
+  it('is the published 200³ image: sha256 and porosity', () => {
     const digest = createHash('sha256').update(image.solid).digest('hex');
     assert.equal(digest, '5fbf2c0f109884adbee2bad03cde8730ec676db2870057125fdc7ba35351c3f6');
     let pores = 0;
     for (const v of image.solid) pores += v === 0 ? 1 : 0;
-    assert.equal(pores / image.solid.length, 0.198715);
+    assert.equal(pores, 1_589_722); // porosity 0.198715 as published
   });
 
   const results = {};
   for (const drive of ['body-force', 'pressure']) {
-    it(`converges from the ${drive} drive and reports k beside the published figure`, async () => {
-      const result = await permeability(image, { drive, precision: 'f32', tolerance: 1e-5 });
+    it(`[0, 100)³ converges from the ${drive} drive and reports k beside the published figure`, async () => {
+      const result = await permeability(crop(image, 100), { drive, precision: 'f32', tolerance: 1e-5 });
       result.lattice.release();
       results[drive] = result.millidarcy;
       console.log(
-        `# Berea 200³, ${drive}: k = ${result.millidarcy.toFixed(0)} mD (published Kx ${PUBLISHED_KX} mD for 400³, ` +
+        `# Berea [0, 100)³, ${drive}: k = ${result.millidarcy.toFixed(0)} mD (published Kx ${PUBLISHED_KX} mD for 400³, ` +
           `ratio ${(result.millidarcy / PUBLISHED_KX).toFixed(3)}), ${result.steps} steps, ${result.layout}, ` +
           `tortuosity ${result.tortuosity.toFixed(3)}`,
       );

@@ -29,7 +29,8 @@ for (const name of plan.modules) {
     const { native, mod } = load('alpha');
     api.alpha = { native, finalize: () => mod.finalize() };
   } else if (name === 'voro') api.voro = await import('@peclet/voro');
-  else api.dem = await import('@peclet/dem');
+  else if (name === 'dem') api.dem = await import('@peclet/dem');
+  else api.flow = await import('@peclet/flow');
 }
 
 function points(n, salt) {
@@ -42,6 +43,14 @@ function points(n, salt) {
   return out;
 }
 const box = { min: [0, 0, 0], max: [1, 1, 1] };
+
+/** A porous image for flow's permeability(): n³ voxels, about 25% solid, percolating along x. */
+function image(n, salt) {
+  const solid = new Uint8Array(n * n * n);
+  for (let i = 0; i < solid.length; i++) solid[i] = Math.imul(i + salt, 2654435761) >>> 0 < 0x40000000 ? 1 : 0;
+  for (let i = 0; i < n; i++) solid[(i * n + (n >> 1)) * n + (n >> 1)] = 0;
+  return { solid, shape: [n, n, n], voxelSize: 1e-6 };
+}
 
 /** One native object of a module, with what the program knows of it. */
 function make(module, size, salt) {
@@ -60,6 +69,15 @@ function make(module, size, salt) {
     length = 20 * size;
     object = api.voro.tessellate(points(length, salt), { box, periodic: size % 2 === 0 });
     array = () => object.volumes;
+  } else if (module === 'flow') {
+    // size 1..4: a lattice of 4·size × 4 × 4 voxels, fully periodic or with walls.
+    object = new api.flow.Lattice({
+      shape: [4 * size, 4, 4],
+      bodyForce: [1e-5, 0, 0],
+      periodic: size % 2 === 0 ? [true, true, true] : [true, false, false],
+    });
+    length = 3 * 16 * 4 * size;
+    array = () => object.velocity;
   } else {
     object = new api.dem.Simulation({
       box: { min: [0, 0, 0], max: [1, 1, 1] },
@@ -72,7 +90,7 @@ function make(module, size, salt) {
     length = 3 * size;
     array = () => object.positions;
   }
-  const name = module === 'dem' ? 'Simulation' : object.constructor.name;
+  const name = module === 'dem' ? 'Simulation' : module === 'flow' ? 'Lattice' : object.constructor.name;
   console.log(`created ${module} ${name}#${object.id} ${env} native`);
   return { module, object, label: `${name}#${object.id}`, array, length, released: false };
 }
@@ -112,6 +130,10 @@ function use(entry) {
       const total = object.volumes.reduce((a, b) => a + b, 0);
       return Math.abs(total - 1) < 1e-6 && object.cell(0).vertices.length > 0;
     }
+    if (module === 'flow') {
+      const before = object.stepCount;
+      return object.step(3).steps === 3 && object.stepCount === before + 3 && object.velocity.length === entry.length;
+    }
     return object.step(3).steps === 3 && object.positions.length === entry.length;
   };
   if (stale(entry)) expectReleasedError(call, `${entry.label} use`);
@@ -131,6 +153,11 @@ const settle = (promise, entry, expectAbort) =>
         console.log(`created voro Tessellation#${made.id} ${env} native`);
         kept.push(made);
       }
+      // permeability() hands back the lattice it ran on.
+      if (entry.module === 'flow' && made?.lattice !== undefined) {
+        console.log(`created flow Lattice#${made.lattice.id} ${env} native`);
+        kept.push(made.lattice);
+      }
       return 'done';
     },
     (error) => {
@@ -138,8 +165,9 @@ const settle = (promise, entry, expectAbort) =>
         error?.name === 'AbortError' ||
         error?.code === 'PECLET_CANCELLED' ||
         isReleasedError(error) ||
-        // dem refuses a second run on a Simulation that is computing.
-        (entry.module === 'dem' && error instanceof TypeError && /is running/.test(error.message));
+        // dem refuses a second run on a Simulation that is computing, flow on a Lattice.
+        (entry.module === 'dem' && error instanceof TypeError && /is running/.test(error.message)) ||
+        (entry.module === 'flow' && error instanceof TypeError && /is already running/.test(error.message));
       check(ok, `${entry.label} async: unexpected ${error?.name}: ${error?.message}`);
       if (!expectAbort) check(error?.name !== 'AbortError', `${entry.label}: aborted without an abort`);
       return 'stopped';
@@ -155,6 +183,12 @@ function startWork(entry, { long, signal }) {
     return handle.promise;
   }
   if (module === 'voro') return api.voro.tessellateAsync(points(long ? 100_000 : 100, salt++), { box, signal });
+  if (module === 'flow') {
+    // A stale lattice must refuse its run; permeability() (on even salts) makes a lattice of its own.
+    if (stale(entry) || salt++ % 2 === 1) return object.run({ maxSteps: long ? 1e9 : 10, tolerance: 0, signal });
+    const options = long ? { tolerance: 1e-300, maxSteps: 1e9, signal } : { tolerance: 1e-3, maxSteps: 50, signal };
+    return api.flow.permeability(image(long ? 16 : 6, salt), { buffer: 1, ...options });
+  }
   return object.run({ steps: long ? 1e9 : 10, signal });
 }
 

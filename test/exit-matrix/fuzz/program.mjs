@@ -10,7 +10,7 @@
 
 import { random } from '@peclet/test-harness';
 
-export const allModules = ['alpha', 'voro', 'dem'];
+export const allModules = ['alpha', 'voro', 'dem', 'flow'];
 
 /** mulberry32 (test/harness): small, fast, good enough for choosing operations. */
 export { random };

@@ -161,5 +161,22 @@ export function permutations(list) {
   );
 }
 
+/**
+ * The explicit finalize orders of the main table: every order of the loaded
+ * modules while there are at most three; with more, every order of all but
+ * the first (the solvers), with the first (the kernel's test addon) at each
+ * place in turn — first, second, third, last, first, ... — so that every
+ * solver is finalized before and after every other module, and the test
+ * addon at every place, in (n-1)! runs instead of n!.
+ */
+export function finalizeOrders(modules) {
+  if (modules.length <= 3) return permutations(modules);
+  const [first, ...rest] = modules;
+  return permutations(rest).map((order, i) => {
+    const at = i % modules.length;
+    return [...order.slice(0, at), first, ...order.slice(at)];
+  });
+}
+
 /** The module name in the trace for a module of a subset (`dem-webgpu` traces as `dem`). */
 export const traceName = (subsetName) => (subsetName === 'dem-webgpu' ? 'dem' : subsetName);

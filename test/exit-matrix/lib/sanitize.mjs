@@ -1,4 +1,4 @@
-// Every addon (the kernel's test addon, voro, dem) built with AddressSanitizer
+// Every addon (the kernel's test addon, voro, dem, flow) built with AddressSanitizer
 // + UBSan into one folder, for PECLET_ADDON_DIR. Each package's binding.gyp
 // and native sources are copied to .sanitize/<package>/ and built there with
 // PECLET_SANITIZE=1, so the packages' own builds are never touched. A build
@@ -19,6 +19,7 @@ const packages = [
   { name: 'test-addon', root: join(core, 'test-addon'), copy: ['binding.gyp', 'src'], addons: ['alpha', 'beta'] },
   { name: 'voro', root: join(repo, 'packages', 'voro'), copy: ['binding.gyp', 'native'], addons: ['voro'] },
   { name: 'dem', root: join(repo, 'packages', 'dem'), copy: ['binding.gyp', 'native'], addons: ['dem'] },
+  { name: 'flow', root: join(repo, 'packages', 'flow'), copy: ['binding.gyp', 'native'], addons: ['flow'] },
 ];
 
 function filesUnder(path) {

@@ -154,6 +154,62 @@ async function dem() {
   };
 }
 
+// An image for permeability(): n³ voxels, about 25% solid, percolating along x.
+function porousImage(n) {
+  const solid = new Uint8Array(n * n * n);
+  for (let i = 0; i < solid.length; i++) solid[i] = (i * 2654435761) % 97 < 25 ? 1 : 0;
+  // An open channel along x keeps every image percolating whatever the hash gives.
+  for (let i = 0; i < n; i++) solid[(i * n + (n >> 1)) * n + (n >> 1)] = 0;
+  return { solid, shape: [n, n, n], voxelSize: 1e-6 };
+}
+
+async function flow() {
+  const { Lattice, permeability, finalize } = await import('@peclet/flow');
+  // Work is a run() of the lattice and a permeability() together: long work runs
+  // both until stopped (tolerance 0 and 1e-300 never converge), short work
+  // finishes both, and the lattice permeability() made stays at script scope.
+  const settled = (promises) =>
+    Promise.allSettled(promises).then((outcomes) => {
+      // Only once both stopped: a module's sync calls wait for its work on the pool.
+      const failed = outcomes.find((o) => o.status === 'rejected');
+      if (failed) throw failed.reason;
+      return outcomes.map((o) => o.value);
+    });
+  return {
+    name: 'flow',
+    populate({ env }) {
+      const lattice = new Lattice({ shape: [24, 24, 24], bodyForce: [1e-5, 0, 0], periodic: [true, false, true] });
+      lattice.step(2);
+      created('flow', `Lattice#${lattice.id}`, env, 'native');
+      const { velocity, density, porosity, force } = lattice;
+      return { lattice, velocity, density, porosity, force };
+    },
+    work(state, { long, signal, env }) {
+      const run = state.lattice.run(long ? { maxSteps: 1e9, tolerance: 0, signal } : { maxSteps: 20, signal });
+      const image = porousImage(long ? 24 : 8);
+      const options = long
+        ? { tolerance: 1e-300, maxSteps: 1e9, signal }
+        : { tolerance: 1e-3, maxSteps: 200, buffer: 1, signal };
+      const measured = permeability(image, options).then((result) => {
+        created('flow', `Lattice#${result.lattice.id}`, env, 'native');
+        return result;
+      });
+      return settled([run, measured]);
+    },
+    works() {
+      const lattice = new Lattice({ shape: [8, 8, 8], bodyForce: [1e-5, 0, 0] });
+      const ok = lattice.step(5).steps === 5 && lattice.velocity.length === 3 * 512 && lattice.stepCount === 5;
+      lattice.release();
+      return ok;
+    },
+    finalize,
+    stale(state) {
+      const detached = ['velocity', 'density', 'porosity', 'force'].every((k) => state[k].length === 0);
+      return { detached, error: errorName(() => state.lattice.step(1)) };
+    },
+  };
+}
+
 /**
  * dem computing on WebGPU: needs `requestGpu` from `@peclet/core/gpu` and
  * dem's `executionSpace: 'webgpu'`. Returns why it cannot run, or null.
@@ -240,6 +296,7 @@ const loaders = {
   beta: () => coreTestAddon('beta'),
   voro,
   dem,
+  flow,
   'dem-webgpu': demWebgpu,
 };
 

@@ -1,7 +1,7 @@
 // The exit matrix: every path of the exit contract (rows) on every runtime
 // (columns) — Node 20 (the machine's), Node 22/24/26, Bun and Deno from the
 // npm registry, and Node 20 with every addon built under ASan + UBSan — each
-// run a real child process loading the kernel's test addon, voro and dem
+// run a real child process loading the kernel's test addon, voro, dem and flow
 // with objects, zero-copy arrays and async native work at script scope.
 // Then module subsets on Node 20, and valgrind memcheck on a few paths.
 // A full run rewrites RESULTS.md.
@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { describeEnd, problems, run, transcript } from '../lib/check.mjs';
-import { expectation, pathDescriptions, permutations, traceName } from '../lib/paths.mjs';
+import { expectation, finalizeOrders, pathDescriptions, permutations, traceName } from '../lib/paths.mjs';
 import { inParallel, parallelism } from '../lib/pool.mjs';
 import { renderResults } from '../lib/results.mjs';
 import {
@@ -27,24 +27,26 @@ import { buildSanitizedAddons, sanitizerEnv } from '../lib/sanitize.mjs';
 import { valgrindArgs, valgrindFindings } from '../lib/valgrind.mjs';
 
 const scenario = join(packageRoot, 'scenario', 'scenario.mjs');
-const modules = ['alpha', 'voro', 'dem'];
+const modules = ['alpha', 'voro', 'dem', 'flow'];
 const off = (name) => process.env[name] === '0';
 const runtimeIds = selectedRuntimes();
 const sanitize = !off('PECLET_MATRIX_SANITIZE');
 const valgrind = !off('PECLET_MATRIX_VALGRIND');
 const full = !process.env.PECLET_MATRIX_RUNTIMES && sanitize && valgrind;
 
-const rows = [...Object.keys(pathDescriptions), ...permutations(modules).map((o) => `finalize:${o}`)];
+// Explicit finalize: every order of the three solvers, with the test addon
+// at each place in turn (6 rows; every order of all four would be 24).
+const rows = [...Object.keys(pathDescriptions), ...finalizeOrders(modules).map((o) => `finalize:${o}`)];
 const columns = [...runtimeIds, ...(sanitize ? ['node20-asan'] : [])];
 
 // Module subsets on Node 20: each package alone and in pairs, on the paths
 // where modules interact most (both builds of the test addon are independent modules).
 const subsetPaths = ['exit', 'uncaught', 'handle-signals-sigterm', 'worker-terminate', 'main-exit-while-worker'];
-const subsets = ['alpha', 'voro', 'dem', 'alpha,beta', 'voro,dem'];
-const subsetFinalize = ['alpha,beta', 'voro,dem'];
+const subsets = ['alpha', 'voro', 'dem', 'flow', 'alpha,beta', 'voro,dem', 'voro,dem,flow'];
+const subsetFinalize = ['alpha,beta', 'voro,dem', 'voro,dem,flow'];
 
 // valgrind is slow (about 15 s a run): a few paths that cover every kind of end.
-const valgrindPaths = ['natural', 'exit', 'worker-terminate', 'finalize:dem,voro,alpha'];
+const valgrindPaths = ['natural', 'exit', 'worker-terminate', 'finalize:dem,flow,voro,alpha'];
 
 const timeoutMs = { plain: 20_000, asan: 90_000, valgrind: 300_000 };
 
