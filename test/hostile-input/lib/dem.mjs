@@ -341,7 +341,8 @@ export const demTargets = {
                 i === 2 ? valueNamed(plan.velocities === 'valid' ? '0.5' : plan.velocities) : v,
               );
       const density = valueNamed(plan.density);
-      const batch = { positions: containers[plan.container](positions), radii, density };
+      const sent = containers[plan.container](positions);
+      const batch = { positions: sent, radii, density };
       if (velocities !== undefined) batch.velocities = velocities;
       const containerBad = [
         'Float32Array',
@@ -350,11 +351,15 @@ export const demTargets = {
         'detached Float64Array',
         'array of strings',
         'empty Float64Array',
-        'Float64Array with one extra element',
       ].includes(plan.container);
+      // A missing element and an extra one cancel out: judge the length that is sent.
+      let sentLength = positions.length; // a Proxy of a typed array cannot be asked its length
+      if (plan.container !== 'Proxy of a Float64Array') sentLength = sent?.length;
+      const lengthBad = plan.container !== 'array of strings' && sentLength !== 3 * n;
       const bad =
         containerBad ||
-        ['NaN', 'wrong length', '1e308'].includes(plan.positions) ||
+        lengthBad ||
+        ['NaN', '1e308'].includes(plan.positions) ||
         ['0', '-1', 'NaN', 'Infinity', 'wrong length'].includes(plan.radii) ||
         ['0', '-1', 'NaN', 'Infinity', "'1'", 'undefined'].includes(plan.density) ||
         ['NaN', 'wrong length'].includes(plan.velocities);

@@ -277,8 +277,10 @@ const optionValues = {
       v: (_r, flow) => {
         const other = new flow.Lattice({ shape: [8, 8, 8] });
         const u = other.velocity;
+        // A view made before the release: detached with the lattice's memory.
+        const view = new Uint8Array(u.buffer, u.byteOffset, Math.min(u.byteLength, 512));
         other.release();
-        return new Uint8Array(u.buffer, u.byteOffset, Math.min(u.byteLength, 512));
+        return view;
       },
       bad: true,
     },
