@@ -145,10 +145,10 @@ class LatticeImpl final : public Lattice {
     stride_ = (storage_ + page - 1) / page * page + 3 * line;
     a_.assign(Q * stride_, T(0));
     b_.assign(Q * stride_, T(0));
-    for (std::size_t a = 0; a < 3; a++) offsets_[a] = a == 0 ? shape_[1] * shape_[2] : a == 1 ? shape_[2] : 1;
+    const std::size_t offsets[3] = {shape_[1] * shape_[2], shape_[2], 1};
     for (std::size_t q = 0; q < Q; q++)
-      offset_[q] = -(std::ptrdiff_t(cx[q]) * std::ptrdiff_t(offsets_[0]) +
-                     std::ptrdiff_t(cy[q]) * std::ptrdiff_t(offsets_[1]) + std::ptrdiff_t(cz[q]));
+      offset_[q] = -(std::ptrdiff_t(cx[q]) * std::ptrdiff_t(offsets[0]) +
+                     std::ptrdiff_t(cy[q]) * std::ptrdiff_t(offsets[1]) + std::ptrdiff_t(cz[q]));
     const std::size_t units = layout_ == Layout::Dense ? shape_[0] * shape_[1] : storage_;
     chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(units, std::size_t(options_.workers) * 8));
     partial_.resize(chunks_);
@@ -182,7 +182,6 @@ class LatticeImpl final : public Lattice {
     density_.assign(voxels_, T(0));
     updateFields();
   }
-  bool fieldsAllocated() const noexcept override { return !velocity_.empty(); }
   void updateFields() override {
     if (!velocity_.empty()) pass(Mode::Fields);
   }
@@ -685,7 +684,6 @@ class LatticeImpl final : public Lattice {
 
   LatticeOptions options_;
   std::array<std::size_t, 3> shape_{};
-  std::array<std::size_t, 3> offsets_{};
   std::ptrdiff_t offset_[Q]{};
   std::size_t voxels_ = 0, fluid_ = 0, storage_ = 0, stride_ = 0, chunks_ = 1, stepCount_ = 0;
   Layout layout_ = Layout::Dense;

@@ -105,7 +105,6 @@ class Lattice {
   virtual void updateFields() = 0;
   virtual void* velocityData() noexcept = 0;  // 3 per voxel, interleaved
   virtual void* densityData() noexcept = 0;
-  virtual bool fieldsAllocated() const noexcept = 0;
   virtual void allocateFields() = 0;
 
   /// Per-voxel porosity ε (default 1) and body force (3 per voxel, default 0),
