@@ -154,6 +154,48 @@ TEST(periodic_runs_conserve_mass_and_keep_symmetry) {
   }
 }
 
+TEST(a_step_that_would_diverge_is_not_taken) {
+  for (const Layout layout : {Layout::Dense, Layout::Sparse}) {
+    LatticeOptions o;
+    o.shape = {10, 8, 6};
+    o.solid = randomSolid(10 * 8 * 6, 0.2, 5);
+    o.layout = layout;
+    o.bodyForce = {1e-5, 0, 0};
+    auto lattice = makeLattice(o);
+    lattice->step(20, nullptr);
+    lattice->allocateFields();
+    const auto* u = static_cast<const double*>(lattice->velocityData());
+    const std::vector<double> before(u, u + 3 * lattice->voxels());
+    const double mass = lattice->moments().mass;
+    // A NaN force in one voxel from now on: an atomic call of several steps
+    // goes back to where it began, a plain one keeps the last finite state.
+    lattice->force()[3 * 37] = std::nan("");
+    CHECK(lattice->step(5, nullptr, true) == 0);
+    CHECK(lattice->diverged());
+    CHECK(lattice->divergedAt() == 21);
+    CHECK(lattice->stepCount() == 20);
+    CHECK_NEAR(lattice->moments().mass, mass, 0.0);
+    for (std::size_t i = 0; i < before.size(); i++) CHECK_NEAR(u[i], before[i], 0.0);
+    CHECK(lattice->step(5, nullptr) == 0);
+    CHECK(lattice->stepCount() == 20);
+    lattice->force()[3 * 37] = 0.0;
+    CHECK(lattice->step(3, nullptr, true) == 3);
+    CHECK(!lattice->diverged());
+    CHECK(lattice->stepCount() == 23);
+  }
+  // Too strong a drive: the velocity overflows after some steps; the plain
+  // call stops at the last finite state.
+  LatticeOptions o = channel(8, 1.0);
+  o.relaxation.tauPlus = 0.5001;
+  auto wild = makeLattice(o);
+  const std::size_t done = wild->step(100000, nullptr);
+  CHECK(wild->diverged());
+  CHECK(done < 100000);
+  CHECK(wild->stepCount() == done);
+  CHECK(wild->moments().finite);
+  REPORT("a drive of 1 with tau 0.5001 diverges at step %zu", wild->divergedAt());
+}
+
 TEST(layouts_and_thread_counts_agree) {
   LatticeOptions o;
   o.shape = {12, 10, 9};

@@ -152,26 +152,49 @@ class LatticeImpl final : public Lattice {
     const std::size_t units = layout_ == Layout::Dense ? shape_[0] * shape_[1] : storage_;
     chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(units, std::size_t(options_.workers) * 8));
     partial_.resize(chunks_);
+    health_.assign(chunks_, 0.0);
     // The solid masks are no longer needed in the options.
     std::vector<std::uint8_t>().swap(options_.solid);
     std::vector<double>().swap(options_.solidFraction);
     std::vector<double>().swap(options_.sdf);
   }
 
-  std::size_t step(std::size_t steps, const std::atomic<bool>* cancel) override {
+  std::size_t step(std::size_t steps, const std::atomic<bool>* cancel, bool atomic) override {
+    // A step that would make the state non-finite is not taken: its output
+    // stays in the second lattice. An atomic call of several steps also
+    // keeps a copy of the state it started from, to go back to.
+    const bool restore = atomic && steps > 1;
+    const std::size_t startCount = stepCount_;
+    if (restore) copyPopulations(a_, snapshot_);
+    diverged_ = false;
     std::size_t done = 0;
     for (; done < steps; done++) {
       if (cancel && cancel->load(std::memory_order_relaxed)) break;
       stepPass();
+      if (!healthy()) {
+        diverged_ = true;
+        divergedAt_ = stepCount_ + 1;
+        break;
+      }
       a_.swap(b_);
       stepCount_++;
     }
-    // The moments of the state reached (a blow-up in the last step shows
-    // here, not one call later).
+    if (diverged_ && restore && done > 0) {
+      a_.swap(snapshot_);
+      stepCount_ = startCount;
+      done = 0;
+    }
+    // The moments of the state reached.
     pass(Mode::Measure);
     reduce();
     if (done > 0 && !velocity_.empty()) updateFields();
     return done;
+  }
+
+  bool diverged() const noexcept override { return diverged_; }
+  std::size_t divergedAt() const noexcept override { return diverged_ ? divergedAt_ : 0; }
+  double snapshotBytes() const noexcept override {
+    return snapshot_.empty() ? double(a_.size()) * double(sizeof(T)) : 0.0;
   }
 
   const FlowMoments& moments() const noexcept override { return moments_; }
@@ -232,8 +255,8 @@ class LatticeImpl final : public Lattice {
   double tauMinus() const noexcept override { return tauMinus_; }
   std::size_t stepCount() const noexcept override { return stepCount_; }
   std::size_t bytes() const noexcept override {
-    return (a_.capacity() + b_.capacity() + gray_.capacity() + kappa_.capacity() + velocity_.capacity() +
-            density_.capacity()) *
+    return (a_.capacity() + b_.capacity() + snapshot_.capacity() + gray_.capacity() + kappa_.capacity() +
+            velocity_.capacity() + density_.capacity()) *
                sizeof(T) +
            mask_.capacity() + (sources_.capacity() + nodeOf_.capacity()) * 4 +
            (porosity_.capacity() + force_.capacity()) * sizeof(double);
@@ -392,6 +415,8 @@ class LatticeImpl final : public Lattice {
   // nodes (contiguous copies in the dense layout, gathers in the sparse one),
   // then collided by a loop over the block that the compiler vectorizes.
   static constexpr std::size_t kBlock = 64;
+  // A node whose speed passes 10 lattice units (Mach 17) has diverged.
+  static constexpr double kHealthBound = 100.0;
 
   void stepPass() {
     const bool gray = !gray_.empty(), perVoxel = !porosity_.empty() || !force_.empty();
@@ -418,13 +443,15 @@ class LatticeImpl final : public Lattice {
     options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
       alignas(64) T buffer[Q * kBlock];
       for (std::size_t c = begin; c < end; c++) {
+        T check = 0;
         if (layout_ == Layout::Sparse) {
           const std::size_t from = c * storage_ / chunks_, to = (c + 1) * storage_ / chunks_;
           for (std::size_t s0 = from; s0 < to; s0 += kBlock) {
             const std::size_t count = std::min(kBlock, to - s0);
             gatherSparse(buffer, s0, count);
-            collide<false, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr);
+            check += collide<false, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr);
           }
+          health_[c] = double(check);
           continue;
         }
         const std::size_t rows = shape_[0] * shape_[1];
@@ -434,9 +461,10 @@ class LatticeImpl final : public Lattice {
             const std::size_t count = std::min(kBlock, shape_[2] - k0);
             gatherDense(buffer, row, k0, count);
             const std::size_t v0 = row * shape_[2] + k0;
-            collide<true, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0);
+            check += collide<true, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0);
           }
         }
+        health_[c] = double(check);
       }
     });
   }
@@ -511,8 +539,11 @@ class LatticeImpl final : public Lattice {
 
   // Collides `count` nodes from storage index `base` (voxel index in the
   // dense layout, where `solid` masks the voxels whose populations stay 0).
+  // Returns how many nodes of the block are out of bounds: |u|² + 10⁻⁴ δρ²
+  // + 10⁻² (u·F)² above kHealthBound, or NaN. Within them, the populations
+  // written are bounded combinations of the ones read and of these moments.
   template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
-  void collide(const T* __restrict buffer, std::size_t base, std::size_t count, const std::uint8_t* __restrict solid) {
+  T collide(const T* __restrict buffer, std::size_t base, std::size_t count, const std::uint8_t* __restrict solid) {
     const std::size_t S = stride_;
     T keep[kBlock];
     if constexpr (Dense) {
@@ -567,6 +598,13 @@ class LatticeImpl final : public Lattice {
       uu[b] = u0[b] * u0[b] + u1[b] * u1[b] + u2[b] * u2[b];
       uf[b] = u0[b] * f0[b] + u1[b] * f1[b] + u2[b] * f2[b];
     }
+    // Nodes out of bounds (or NaN, which fails every comparison): the check
+    // that keeps the populations this step writes finite.
+    T outOfBounds = 0;
+    for (std::size_t b = 0; b < count; b++) {
+      const T x = uu[b] + T(1e-4) * dr[b] * dr[b] + T(1e-2) * uf[b] * uf[b];
+      outOfBounds += x <= T(kHealthBound) ? T(0) : T(1);
+    }
     {
       const T w = T(kWeightRest);
       T* __restrict target = out + base;
@@ -597,6 +635,24 @@ class LatticeImpl final : public Lattice {
         second[b] = Dense ? keep[b] * (np - nm) : np - nm;
       }
     }
+    return outOfBounds;
+  }
+
+  // True when the last stepPass found no node out of bounds: the
+  // populations it read and wrote are then finite.
+  bool healthy() const {
+    double sum = 0;
+    for (double h : health_) sum += h;
+    return sum == 0.0;
+  }
+
+  void copyPopulations(const std::vector<T>& from, std::vector<T>& to) {
+    if (to.size() != from.size()) to.resize(from.size());
+    const std::size_t n = from.size();
+    options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
+      const std::size_t lo = begin * n / chunks_, hi = end * n / chunks_;
+      std::copy(from.data() + lo, from.data() + hi, to.data() + lo);
+    });
   }
 
   void pass(Mode mode) {
@@ -693,6 +749,10 @@ class LatticeImpl final : public Lattice {
   std::vector<T> a_, b_, gray_, velocity_, density_, kappa_;
   std::vector<double> porosity_, force_;
   std::vector<FlowMoments> partial_;
+  std::vector<double> health_;  // per chunk: nodes out of bounds in the last stepPass
+  std::vector<T> snapshot_;     // the state at the start of an atomic step() call
+  bool diverged_ = false;
+  std::size_t divergedAt_ = 0;
   FlowMoments moments_;
 };
 

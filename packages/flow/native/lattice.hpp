@@ -97,7 +97,17 @@ class Lattice {
 
   /// Advances `steps` steps; stops early (between steps) once `cancel` is
   /// set. Returns the steps taken. The moments are those after the last step.
-  virtual std::size_t step(std::size_t steps, const std::atomic<bool>* cancel) = 0;
+  /// A step whose state would be non-finite is not taken: the call stops
+  /// there with diverged() true, the lattice holding the last finite state,
+  /// or with `atomic` the state the call started from (kept in a copy of the
+  /// populations, allocated on the first atomic call of more than one step).
+  virtual std::size_t step(std::size_t steps, const std::atomic<bool>* cancel, bool atomic = false) = 0;
+  /// Whether the last step() call stopped at a step that would diverge.
+  virtual bool diverged() const noexcept = 0;
+  /// The number the step that would diverge would have had (0: none).
+  virtual std::size_t divergedAt() const noexcept = 0;
+  /// Bytes an atomic step() of more than one step would allocate first.
+  virtual double snapshotBytes() const noexcept = 0;
   virtual const FlowMoments& moments() const noexcept = 0;
 
   /// Macroscopic fields over every voxel (0 velocity and density in solid

@@ -7,19 +7,26 @@ import { writeVti } from '@peclet/io';
 import { GpuPath } from './gpu/path.js';
 import { flowModule, type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
 import { type LatticeSettings, readAxis, readLatticeOptions, readRunOptions } from './options.js';
+import { Settling } from './settling.js';
 import type { Axis, LatticeOptions, RunOptions, RunReport, StepReport } from './types.js';
 
-function cancelled(what: string, by: string): Error {
+/** @internal The error of work stopped by a release, a finalize or the module's exit. */
+export function cancelled(what: string, by: string): Error {
   return Object.assign(new Error(`${what}: cancelled by ${by}`), { code: 'PECLET_CANCELLED' });
 }
 
-function divergedError(what: string, steps: number): Error {
+/**
+ * The error of a step that would make the state non-finite: `kept` says which state the lattice
+ * holds (the native step never takes such a step).
+ */
+function divergedError(what: string, failing: number, kept: string): Error {
   return Object.assign(
     new Error(
-      `${what}: the flow diverged (non-finite velocity) by step ${steps}; lower the body force or pressure difference ` +
-        '(keep velocities well below 0.1 in lattice units) or raise the viscosity',
+      `${what}: the flow diverges at step ${failing} (a speed past 10 lattice units, or not finite); ${kept}. Lower the body force ` +
+        'or pressure difference (keep velocities well below 0.1 in lattice units), check per-voxel force and porosity, ' +
+        'or raise the viscosity',
     ),
-    { code: 'PECLET_DIVERGED' },
+    { code: 'PECLET_DIVERGED', step: failing },
   );
 }
 
@@ -183,7 +190,12 @@ export class Lattice implements Disposable {
 
   /**
    * Takes `steps` steps on the calling thread (and the module's pool). On `webgpu` a TypeError:
-   * the device steps asynchronously, through {@link run}.
+   * the device steps asynchronously, through {@link run}. A step from a state that has diverged
+   * (a speed past 10 lattice units, a non-finite velocity or density: too strong a drive, NaN
+   * written into `force` or `porosity`) is not taken: the call throws an
+   * Error with code `PECLET_DIVERGED` and leaves the lattice as it was before the call: a call of
+   * more than one step keeps a copy of the populations for that (allocated on the first such call
+   * and reused; `step(1)` needs none).
    */
   step(steps = 1): StepReport {
     if (this.#gpu !== undefined) {
@@ -197,7 +209,15 @@ export class Lattice implements Disposable {
     const n = Number.isInteger(steps) && steps >= 0 && steps <= 2 ** 40 ? steps : NaN;
     if (Number.isNaN(n)) fail('range', 'steps', `must be an integer in [0, 2^40], got ${String(steps)}`);
     const outcome = this.#native.step(n);
-    if (outcome.status === 'diverged') throw divergedError('step', this.stepCount);
+    if (outcome.status === 'diverged') {
+      // The native call went back to the state it started from.
+      const now = this.stepCount;
+      throw divergedError(
+        'step',
+        outcome.divergedAt ?? now + 1,
+        `the lattice is as it was before this call (step ${now})`,
+      );
+    }
     if (outcome.status === 'cancelled') throw cancelled('step', 'the module finalizing');
     return this.#report(outcome);
   }
@@ -205,7 +225,9 @@ export class Lattice implements Disposable {
   /**
    * Steps off the JS thread until the mean velocity changes by less than `tolerance` (relative)
    * between checks, or `maxSteps`. Rejects with the signal's reason when aborted, with code
-   * `PECLET_CANCELLED` when released or finalized, with code `PECLET_DIVERGED` if it blows up.
+   * `PECLET_CANCELLED` when released or finalized, with code `PECLET_DIVERGED` at a step from a
+   * diverged state (as {@link step} says) — the steps before it stand, as after an abort: the
+   * lattice holds the last finite state and `stepCount` counts it.
    */
   async run(options: RunOptions = {}): Promise<RunReport> {
     const { maxSteps, tolerance, checkInterval, signal, onProgress } = readRunOptions(options);
@@ -224,8 +246,7 @@ export class Lattice implements Disposable {
             ? signal.reason
             : undefined;
     let steps = 0;
-    let residual = Number.NaN;
-    let previous: number | undefined;
+    const settling = new Settling();
     let mean: [number, number, number] = [0, 0, 0];
     try {
       for (;;) {
@@ -250,17 +271,21 @@ export class Lattice implements Disposable {
         if (after !== undefined) throw after;
         if (outcome.status === 'cancelled') throw cancelled('run', 'the module finalizing');
         steps += outcome.steps;
-        if (outcome.status === 'diverged') throw divergedError('run', this.stepCount);
-        mean = this.#mean(outcome);
-        const magnitude = Math.hypot(...mean);
-        if (previous !== undefined) {
-          residual = magnitude === 0 ? (previous === 0 ? 0 : 1) : Math.abs(magnitude - previous) / magnitude;
+        if (outcome.status === 'diverged') {
+          const last = this.stepCount;
+          throw divergedError(
+            'run',
+            outcome.divergedAt ?? last + 1,
+            `the lattice holds the state of step ${last}, the last finite one`,
+          );
         }
-        previous = magnitude;
+        mean = this.#mean(outcome);
+        settling.update(Math.hypot(...mean));
+        const residual = settling.residual;
         onProgress?.({ steps, maxSteps, residual, meanVelocity: mean });
         const during = interruption();
         if (during !== undefined) throw during;
-        const converged = tolerance > 0 && residual < tolerance;
+        const converged = settling.settled(tolerance);
         if (converged || steps >= maxSteps) {
           if (this.#gpu !== undefined) {
             try {

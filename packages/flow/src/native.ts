@@ -5,6 +5,8 @@ import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
 /** @internal What a batch of steps reached (sums over fluid nodes, lattice units). */
 export interface NativeStep {
   readonly status: 'done' | 'cancelled' | 'diverged';
+  /** The number of the step that would have diverged (status 'diverged', host). */
+  readonly divergedAt?: number;
   readonly steps: number;
   readonly momentum: [number, number, number];
   readonly speed: number;

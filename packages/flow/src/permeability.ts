@@ -5,9 +5,10 @@
  */
 import { fail, readEnum, readFunction, readInteger, readNumber, readOptions, readSignal } from '@peclet/core';
 import { checkVoxelImage, type VoxelImage } from '@peclet/io';
-import { Lattice } from './lattice.js';
+import { cancelled, Lattice } from './lattice.js';
 import { native } from './native.js';
 import { AXES, DEFAULT_MAX_STEPS, DEFAULT_TOLERANCE, readAxis } from './options.js';
+import { Settling } from './settling.js';
 import type { PermeabilityOptions, PermeabilityResult, Progress } from './types.js';
 
 /** 1 millidarcy in m². */
@@ -20,6 +21,8 @@ export const MILLIDARCY = 9.869233e-16;
 const PERMEABILITY_VISCOSITY = 0.05;
 /** Body force of the body-force drive (lattice units): the creeping-flow lattice is linear, so its size only has to stay far from round-off and from compressibility. */
 const DRIVE_FORCE = 1e-5;
+/** Steps between convergence checks. */
+const CHECK_INTERVAL = 100;
 
 /**
  * Permeability of a voxel image along an axis by lattice-Boltzmann simulation of creeping flow
@@ -141,21 +144,56 @@ export async function permeability(image: VoxelImage, options: PermeabilityOptio
       : {}),
   });
   try {
-    const run = await lattice.run({ maxSteps, tolerance, signal, onProgress, checkInterval: 100 });
-    const velocity = lattice.velocity;
-    const density = lattice.density;
     const L = shape[axis];
-    // Superficial velocity: the flux is the same through every plane, so the mean over the
-    // whole lattice is the flux over the cross-section.
-    const meanVelocity = run.meanVelocity[axis];
-    let densityDrop = 0;
-    if (buffer > 0) {
-      densityDrop =
-        planeMean(density, velocity, extended, axis, buffer - 1) -
-        planeMean(density, velocity, extended, axis, buffer + L);
+    // The estimate of k from the flow now: the superficial velocity (the flux is the same
+    // through every plane, so the mean over the whole lattice is the flux over the
+    // cross-section) over the drive, body force and pressure drop between the buffer planes.
+    const estimate = (mean: readonly number[]) => {
+      const meanVelocity = mean[axis] as number;
+      let densityDrop = 0;
+      if (buffer > 0) {
+        const velocity = lattice.velocity;
+        const density = lattice.density;
+        densityDrop =
+          planeMean(density, velocity, extended, axis, buffer - 1) -
+          planeMean(density, velocity, extended, axis, buffer + L);
+      }
+      const effectiveDrive = buffer > 0 ? force[axis] * (L + 1) + densityDrop / 3 : force[axis] * L;
+      return { meanVelocity, densityDrop, kLattice: (lattice.viscosity * meanVelocity * L) / effectiveDrive };
+    };
+    // Steady once both the mean velocity and the estimate of k have settled: under a pressure
+    // drive the pressure field inside can settle more slowly than the flux.
+    const velocitySettling = new Settling();
+    const permeabilitySettling = new Settling();
+    let steps = 0;
+    let converged = false;
+    let residual = Number.NaN;
+    let now = estimate([0, 0, 0]);
+    while (steps < maxSteps) {
+      const batch = await lattice.run({ maxSteps: Math.min(CHECK_INTERVAL, maxSteps - steps), tolerance: 0, signal });
+      steps += batch.steps;
+      now = estimate(batch.meanVelocity);
+      velocitySettling.update(Math.hypot(...batch.meanVelocity));
+      permeabilitySettling.update(now.kLattice);
+      residual = Math.max(velocitySettling.residual, permeabilitySettling.residual);
+      onProgress?.({ steps, maxSteps, residual, meanVelocity: batch.meanVelocity });
+      // onProgress may have aborted, or finalized the module.
+      if (signal?.aborted) throw signal.reason;
+      if (lattice.released) throw cancelled('permeability', 'finalize()');
+      converged = velocitySettling.settled(tolerance) && permeabilitySettling.settled(tolerance);
+      if (converged) break;
     }
-    const effectiveDrive = buffer > 0 ? force[axis] * (L + 1) + densityDrop / 3 : force[axis] * L;
-    const kLattice = (lattice.viscosity * meanVelocity * L) / effectiveDrive;
+    const { meanVelocity, densityDrop, kLattice } = now;
+    if (!(kLattice > 0 && Number.isFinite(kLattice))) {
+      throw Object.assign(
+        new Error(
+          `permeability: after ${steps} step${steps === 1 ? '' : 's'} (maxSteps ${maxSteps}) the flow has not settled and the estimate ` +
+            `(${kLattice} in lattice units) is not a permeability; raise maxSteps`,
+        ),
+        { code: 'PECLET_NOT_CONVERGED', steps },
+      );
+    }
+    const velocity = lattice.velocity;
     const tortuosity = sampleTortuosity(velocity, extended, axis, buffer, L);
     const k = kLattice * voxelSize * voxelSize;
     const info = lattice.info;
@@ -164,9 +202,9 @@ export async function permeability(image: VoxelImage, options: PermeabilityOptio
       millidarcy: k / MILLIDARCY,
       porosity,
       axis: AXES[axis] as 'x' | 'y' | 'z',
-      steps: run.steps,
-      converged: run.converged,
-      residual: run.residual,
+      steps,
+      converged,
+      residual,
       tortuosity,
       layout: info.layout,
       latticeUnits: {

@@ -67,7 +67,11 @@ export interface Progress {
 export interface RunOptions {
   /** Most steps (default 100,000). */
   maxSteps?: number;
-  /** Stop once the relative change of the mean velocity between checks falls below this (default 1e-6; 0: never). */
+  /**
+   * Stop once the relative change of the mean velocity between checks falls below this, and so
+   * does that change summed over the checks to come as its decay over the last two checks
+   * extrapolates (so that a slowly settling flow does not pass for steady) (default 1e-6; 0: never).
+   */
   tolerance?: number;
   /** Steps between convergence checks (default 100). */
   checkInterval?: number;
@@ -98,7 +102,10 @@ export interface PermeabilityOptions {
   axis?: Axis;
   /** `'body-force'` (default; periodic wrap along the axis) or `'pressure'` (inlet and outlet densities). */
   drive?: 'body-force' | 'pressure';
-  /** Relative change of the mean velocity between checks at which the flow counts as steady (default 1e-6). */
+  /**
+   * Relative change of the mean velocity between checks at which the flow counts as steady, the
+   * change still to come extrapolated from its decay included (as {@link RunOptions.tolerance}; default 1e-6).
+   */
   tolerance?: number;
   /** Most steps (default 100,000). */
   maxSteps?: number;

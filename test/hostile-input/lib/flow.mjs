@@ -34,6 +34,8 @@ async function residualMarked(promise, interval = 100) {
 
 const cancelled = (e) => e instanceof Error && e.code === 'PECLET_CANCELLED';
 const diverged = (e) => e instanceof Error && e.code === 'PECLET_DIVERGED';
+/** permeability() after maxSteps with an estimate that is no permeability (≤ 0): refused, not returned. */
+const unsettled = (e) => e instanceof Error && e.code === 'PECLET_NOT_CONVERGED';
 
 /** A valid base: 8³, fully periodic, a small body force along x. */
 const base = () => ({ shape: [8, 8, 8], bodyForce: [1e-5, 0, 0] });
@@ -766,6 +768,7 @@ export const flowTargets = {
       const ending = (e) =>
         e === reason ||
         diverged(e) ||
+        unsettled(e) ||
         (plan.onProgress === 'throws' && e instanceof Error && e.message === 'hostile onProgress');
       const first = h.call(
         `run({ maxSteps: ${describe(options.maxSteps)}, tolerance: ${plan.tolerance}, checkInterval: ${plan.checkInterval}, signal: ${plan.signal}, onProgress: ${plan.onProgress} }) (${plan.options}, ${plan.cancel}) on ${plan.start}`,
@@ -1108,6 +1111,7 @@ export const flowTargets = {
       const ending = (e) =>
         e === reason ||
         diverged(e) ||
+        unsettled(e) ||
         (plan.cancel === 'onProgress throws' && e instanceof Error && e.message === 'hostile onProgress');
       const pending = h.call(
         `permeability(${plan.image}, { ${plan.field}: ${plan.value}, drive: ${plan.drive} }) (${plan.options}, ${plan.cancel})`,

@@ -103,9 +103,10 @@ void throwFlowError(Napi::Env env, const flow::FlowError& error) {
 
 Napi::Object stepResult(Napi::Env env, const StepOutcome& outcome) {
   Napi::Object o = Napi::Object::New(env);
-  const bool diverged = !outcome.moments.finite;
+  const bool diverged = outcome.diverged || !outcome.moments.finite;
   o.Set("status", diverged ? "diverged" : outcome.cancelled ? "cancelled" : "done");
   o.Set("steps", static_cast<double>(outcome.steps));
+  if (outcome.divergedAt > 0) o.Set("divergedAt", static_cast<double>(outcome.divergedAt));
   Napi::Array momentum = Napi::Array::New(env, 3);
   for (uint32_t a = 0; a < 3; a++) momentum.Set(a, outcome.moments.momentum[a]);
   o.Set("momentum", momentum);
@@ -114,7 +115,7 @@ Napi::Object stepResult(Napi::Env env, const StepOutcome& outcome) {
   return o;
 }
 
-StepOutcome LatticeState::advance(std::size_t steps, std::function<bool()> stop) {
+StepOutcome LatticeState::advance(std::size_t steps, std::function<bool()> stop, bool atomic) {
   cancel = false;
   shouldStop = [this, stop = std::move(stop)] { return dropped.load() || stop(); };
   struct Reset {
@@ -122,8 +123,10 @@ StepOutcome LatticeState::advance(std::size_t steps, std::function<bool()> stop)
     ~Reset() { f = nullptr; }
   } reset{shouldStop};
   StepOutcome outcome;
-  outcome.steps = kernel->step(steps, &cancel);
-  outcome.cancelled = outcome.steps < steps;
+  outcome.steps = kernel->step(steps, &cancel, atomic);
+  outcome.diverged = kernel->diverged();
+  outcome.divergedAt = kernel->divergedAt();
+  outcome.cancelled = !outcome.diverged && outcome.steps < steps;
   outcome.moments = kernel->moments();
   return outcome;
 }
@@ -184,7 +187,13 @@ Napi::Value Lattice::Step(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ensureIdle(env, "step");
   auto& s = this->env();
-  StepOutcome outcome = state_->advance(count(info[0].ToNumber().DoubleValue()), [&s] { return s.exiting(); });
+  const std::size_t steps = count(info[0].ToNumber().DoubleValue());
+  if (steps > 1) {
+    peclet::ensureAllocatable("steps", "a copy of the lattice's state to restore if a step diverges",
+                              state_->kernel->snapshotBytes());
+  }
+  StepOutcome outcome = state_->advance(
+      steps, [&s] { return s.exiting(); }, true);
   state_->account();
   return stepResult(env, outcome);
 }
@@ -194,7 +203,7 @@ Napi::Value Lattice::StepAsync(const Napi::CallbackInfo& info) {
   ensureIdle(env, "run");
   auto compute = [steps = count(info[0].ToNumber().DoubleValue())](LatticeState& state,
                                                                    const std::function<bool()>& cancelled) {
-    return state.advance(steps, cancelled);
+    return state.advance(steps, cancelled, false);
   };
   return (new peclet::StateWork<LatticeState, StepOutcome>(env, "run", state_, compute, stepResult))->Start();
 }

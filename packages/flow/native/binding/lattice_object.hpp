@@ -15,6 +15,8 @@ namespace peclet_flow {
 struct StepOutcome {
   std::size_t steps = 0;
   bool cancelled = false;
+  bool diverged = false;       // stopped before a step that would make the state non-finite
+  std::size_t divergedAt = 0;  // that step's number
   peclet::flow::FlowMoments moments;
 };
 
@@ -30,8 +32,9 @@ struct LatticeState {
   std::atomic<bool> busy{false};     // async work owns the kernel
   std::function<bool()> shouldStop;  // polled between chunks (see peclet::lendPool)
 
-  /// Steps; `stop` says when to give up (checked between steps).
-  StepOutcome advance(std::size_t steps, std::function<bool()> stop);
+  /// Steps; `stop` says when to give up (checked between steps). `atomic`:
+  /// a step that would diverge sends the lattice back to where the call began.
+  StepOutcome advance(std::size_t steps, std::function<bool()> stop, bool atomic);
   void account() { ledger.resize(kernel ? kernel->bytes() : 0); }
 };
 
