@@ -179,9 +179,28 @@ TEST(a_step_that_would_diverge_is_not_taken) {
     CHECK(lattice->step(5, nullptr) == 0);
     CHECK(lattice->stepCount() == 20);
     lattice->force()[3 * 37] = 0.0;
+    // So does a porosity outside (0, 1].
+    std::size_t pore = 41;
+    while (o.solid[pore]) pore++;
+    for (const double bad : {0.0, -0.5, 1.5}) {
+      lattice->porosity()[pore] = bad;
+      CHECK(lattice->step(1, nullptr) == 0);
+      CHECK(lattice->diverged());
+    }
+    lattice->porosity()[pore] = 1.0;
+    // Solid voxels keep no state: what is written there does not count.
+    for (std::size_t v = 0; v < lattice->voxels(); v++) {
+      if (o.solid[v]) {
+        lattice->porosity()[v] = 0.0;
+        lattice->force()[3 * v] = std::nan("");
+      }
+    }
+    CHECK(lattice->step(1, nullptr) == 1);
+    CHECK(!lattice->diverged());
+    CHECK(lattice->stepCount() == 21);
     CHECK(lattice->step(3, nullptr, true) == 3);
     CHECK(!lattice->diverged());
-    CHECK(lattice->stepCount() == 23);
+    CHECK(lattice->stepCount() == 24);
   }
   // Too strong a drive: the velocity overflows after some steps; the plain
   // call stops at the last finite state.

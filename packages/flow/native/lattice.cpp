@@ -562,6 +562,7 @@ class LatticeImpl final : public Lattice {
   // (less the drag) and ι, 1/ε with inertia, 0 without.
   struct Moments {
     alignas(64) T dr[kBlock], u0[kBlock], u1[kBlock], u2[kBlock], f0[kBlock], f1[kBlock], f2[kBlock], iota[kBlock];
+    alignas(64) T badPorosity[kBlock];  // per-voxel porosity only: 1 outside (0, 1] or NaN
   };
 
   template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
@@ -595,6 +596,7 @@ class LatticeImpl final : public Lattice {
         f1[b] = eps * g1 + T(force[3 * voxel + 1]);
         f2[b] = eps * g2 + T(force[3 * voxel + 2]);
         iota[b] = Inertia ? T(1) / eps : T(0);
+        m.badPorosity[b] = eps > T(0) && eps <= T(1) ? T(0) : T(1);
       }
     }
     for (std::size_t b = 0; b < count; b++) {
@@ -613,7 +615,8 @@ class LatticeImpl final : public Lattice {
   // Collides `count` nodes from storage index `base` (voxel index in the
   // dense layout, where `solid` masks the voxels whose populations stay 0).
   // Returns how many nodes of the block are out of bounds: |u|² + 10⁻⁴ δρ²
-  // + 10⁻² (u·F)² above kHealthBound, or NaN. Within them, the populations
+  // + 10⁻² (u·F)² above kHealthBound, or NaN, or a per-voxel porosity
+  // outside (0, 1]. Within them, the populations
   // written are bounded combinations of the ones read and of these moments.
   template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
   PECLET_FLOW_INLINE T collide(const T* __restrict buffer, std::size_t base, std::size_t count,
@@ -636,10 +639,13 @@ class LatticeImpl final : public Lattice {
     }
     // Nodes out of bounds (or NaN, which fails every comparison): the check
     // that keeps the populations this step writes finite.
+    // Solid voxels of the dense layout do not count: they keep no state.
     T outOfBounds = 0;
     for (std::size_t b = 0; b < count; b++) {
       const T x = uu[b] + T(1e-4) * dr[b] * dr[b] + T(1e-2) * uf[b] * uf[b];
-      outOfBounds += x <= T(kHealthBound) ? T(0) : T(1);
+      T bad = x <= T(kHealthBound) ? T(0) : T(1);
+      if constexpr (PerVoxel) bad += m.badPorosity[b];
+      outOfBounds += Dense ? keep[b] * bad : bad;
     }
     {
       const T w = T(kWeightRest);

@@ -22,7 +22,7 @@ export function cancelled(what: string, by: string): Error {
 function divergedError(what: string, failing: number, kept: string): Error {
   return Object.assign(
     new Error(
-      `${what}: the flow diverges at step ${failing} (a speed past 10 lattice units, or not finite); ${kept}. Lower the body force ` +
+      `${what}: the flow diverges at step ${failing} (a speed past 10 lattice units, a value not finite, or a per-voxel porosity outside (0, 1]); ${kept}. Lower the body force ` +
         'or pressure difference (keep velocities well below 0.1 in lattice units), check per-voxel force and porosity, ' +
         'or raise the viscosity',
     ),
@@ -192,7 +192,7 @@ export class Lattice implements Disposable {
    * Takes `steps` steps on the calling thread (and the module's pool). On `webgpu` a TypeError:
    * the device steps asynchronously, through {@link run}. A step from a state that has diverged
    * (a speed past 10 lattice units, a non-finite velocity or density: too strong a drive, NaN
-   * written into `force` or `porosity`) is not taken: the call throws an
+   * written into `force`; or a `porosity` outside (0, 1]) is not taken: the call throws an
    * Error with code `PECLET_DIVERGED` and leaves the lattice as it was before the call: a call of
    * more than one step keeps a copy of the populations for that (allocated on the first such call
    * and reused; `step(1)` needs none).

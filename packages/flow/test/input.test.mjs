@@ -134,6 +134,13 @@ describe('divergence and convergence', () => {
         assert.deepEqual(Float64Array.from(lattice.velocity), before);
       }
       lattice.force[3 * 20 + 1] = 0;
+      // A porosity outside (0, 1] is refused the same way.
+      for (const bad of [0, -1, 2, Number.NaN]) {
+        lattice.porosity[33] = bad;
+        assert.throws(() => lattice.step(1), (e) => e.code === 'PECLET_DIVERGED' && /porosity outside/.test(e.message));
+        assert.equal(lattice.stepCount, 10);
+      }
+      lattice.porosity[33] = 1;
       lattice.step(5);
       assert.equal(lattice.stepCount, 15);
       // Too strong a force: run() stops at the last finite state and says which.
