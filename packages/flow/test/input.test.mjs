@@ -137,7 +137,10 @@ describe('divergence and convergence', () => {
       // A porosity outside (0, 1] is refused the same way.
       for (const bad of [0, -1, 2, Number.NaN]) {
         lattice.porosity[33] = bad;
-        assert.throws(() => lattice.step(1), (e) => e.code === 'PECLET_DIVERGED' && /porosity outside/.test(e.message));
+        assert.throws(
+          () => lattice.step(1),
+          (e) => e.code === 'PECLET_DIVERGED' && /porosity outside/.test(e.message),
+        );
         assert.equal(lattice.stepCount, 10);
       }
       lattice.porosity[33] = 1;
