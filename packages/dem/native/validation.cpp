@@ -7,6 +7,9 @@ namespace peclet::dem {
 
 namespace {
 
+// Farthest a centre may lie from the box on a periodic axis, in box lengths.
+constexpr double kMaxWrappedLengths = 1e6;
+
 ValidationError typeError(std::string argument, std::string message) {
   return {ErrorKind::Type, std::move(argument), -1, std::move(message)};
 }
@@ -106,6 +109,16 @@ std::optional<ValidationError> validateSphereBatch(const SphereBatch& b, const S
           "positions",
           "position " + std::to_string(k) + " (sphere " + std::to_string(k / 3) + ") is not a finite number",
           std::ptrdiff_t(k));
+    // On a periodic axis a centre is wrapped into the box; so far out that
+    // the wrap keeps no precision (a million box lengths: the spacing of
+    // doubles there is 2e-10 of the box), it is refused.
+    const double length = o.box.max[a] - o.box.min[a];
+    if (o.periodic[a] && !(std::fabs(x - o.box.min[a]) <= kMaxWrappedLengths * length))
+      return rangeError("positions",
+                        "sphere " + std::to_string(k / 3) + " has its centre at " + str(x) + " on the periodic axis " +
+                            "xyz"[a] + ", more than " + str(kMaxWrappedLengths) +
+                            " box lengths away: wrapped into the box it would keep no precision",
+                        std::ptrdiff_t(k));
     if (!o.periodic[a] && (x < o.box.min[a] || x > o.box.max[a]))
       return rangeError("positions",
                         "sphere " + std::to_string(k / 3) + " has its centre outside the box (coordinate " + str(x) +

@@ -55,6 +55,16 @@ describe('bad input', () => {
     // Outside on a periodic axis is fine: it is wrapped.
     s.addSpheres({ positions: [1.5, 0.5, 0.5], radii: [0.1], density: 1 });
     assert.ok(Math.abs(s.positions[0] - 0.5) < 1e-15);
+    // ... unless so far that the wrap would keep no precision (1e308 wraps to 0 exactly).
+    for (const far of [1e308, -1e308, 2e6]) {
+      throwsNaming(
+        () => s.addSpheres({ positions: [far, 0.5, 0.25], radii: [0.1], density: 1 }),
+        RangeError,
+        'positions',
+        0,
+      );
+    }
+    assert.equal(s.sphereCount, 1);
   });
   it('options: NaN, unknown model, bad restitution, bad box', () => {
     throwsNaming(() => make({ gravity: [0, 0, Number.NaN] }), RangeError, 'gravity[2]');
