@@ -152,7 +152,9 @@ export interface PermeabilityResult {
   readonly porosity: number;
   readonly axis: Axis;
   readonly steps: number;
+  /** Whether the mean velocity and the estimate of k both settled within `tolerance` before `maxSteps`. */
   readonly converged: boolean;
+  /** The larger relative change, over the last check, of the mean velocity and of the estimate of k. */
   readonly residual: number;
   /** Flow tortuosity ⟨|u|⟩ / ⟨u·axis⟩ over the sample's pore voxels. */
   readonly tortuosity: number;
