@@ -14,6 +14,7 @@ const describe = (v) => {
 };
 
 import { boxes, containers, faithfulContainers, numbers, plainBox, smallCounts, timeouts } from './domains.mjs';
+import { hostileProgress, progressKinds } from './progress.mjs';
 
 const CAP_KIB = 2_000_000;
 
@@ -202,34 +203,17 @@ async function workerWriting(shared) {
   return worker;
 }
 
-const onProgressKinds = [
-  'none',
-  'counts',
-  'throws',
-  'calls release()',
-  'calls finalize()',
-  'calls step()',
-  'calls run() again',
-  'reads positions',
-];
+const onProgressKinds = [...progressKinds, 'reads positions'];
 
 function progress(kind, s, dem, seen) {
-  if (kind === 'none') return undefined;
-  return () => {
-    seen.count++;
-    if (kind === 'throws') throw new Error('hostile onProgress');
-    if (kind === 'calls release()') s.release();
-    if (kind === 'calls finalize()') dem.finalize();
-    if (kind === 'calls step()') {
-      try {
-        s.step(1);
-      } catch (e) {
-        seen.errors.push(e);
-      }
-    }
-    if (kind === 'calls run() again') seen.nested = s.run({ steps: 10 }).catch((e) => e);
-    if (kind === 'reads positions') seen.sum = s.positions.reduce((a, b) => a + b, 0);
-  };
+  return hostileProgress(kind, s, dem, seen, {
+    again: { steps: 10 },
+    extra: {
+      'reads positions': () => {
+        seen.sum = s.positions.reduce((a, b) => a + b, 0);
+      },
+    },
+  });
 }
 
 const cancelled = (e) => e instanceof Error && e.code === 'PECLET_CANCELLED';

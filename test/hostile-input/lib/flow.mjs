@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashArray } from './check.mjs';
 import { numbers, periodics, smallCounts, threadCounts } from './domains.mjs';
+import { hostileProgress, progressKinds } from './progress.mjs';
 
 const CAP_KIB = 2_000_000;
 
@@ -561,44 +562,25 @@ const states = ['flowing', 'quiet', 'porous, walled', 'pressure-driven', 'sparse
 /** Is the lattice fully periodic without pressure (mass conserved by a step)? */
 const closed = (start) => start === 'flowing' || start === 'quiet';
 
-const onProgressKinds = [
-  'none',
-  'counts',
-  'throws',
-  'calls release()',
-  'calls finalize()',
-  'calls step()',
-  'calls run() again',
-  'reads velocity',
-  'writes NaN into force',
-  'sets bodyForce',
-];
+const onProgressKinds = [...progressKinds, 'reads velocity', 'writes NaN into force', 'sets bodyForce'];
 
 function progress(kind, l, flow, seen) {
-  if (kind === 'none') return undefined;
-  return () => {
-    seen.count++;
-    if (kind === 'throws') throw new Error('hostile onProgress');
-    if (kind === 'calls release()') l.release();
-    if (kind === 'calls finalize()') flow.finalize();
-    if (kind === 'calls step()') {
-      try {
-        l.step(1);
-      } catch (e) {
-        seen.errors.push(e);
-      }
-    }
-    if (kind === 'calls run() again') seen.nested = l.run({ maxSteps: 10 }).catch((e) => e);
-    if (kind === 'reads velocity') seen.sum = l.velocity.reduce((a, b) => a + b, 0);
-    if (kind === 'writes NaN into force') l.force.fill(Number.NaN);
-    if (kind === 'sets bodyForce') {
-      try {
-        l.bodyForce = [2e-5, 0, 0];
-      } catch (e) {
-        seen.errors.push(e);
-      }
-    }
-  };
+  return hostileProgress(kind, l, flow, seen, {
+    again: { maxSteps: 10 },
+    extra: {
+      'reads velocity': () => {
+        seen.sum = l.velocity.reduce((a, b) => a + b, 0);
+      },
+      'writes NaN into force': () => l.force.fill(Number.NaN),
+      'sets bodyForce': () => {
+        try {
+          l.bodyForce = [2e-5, 0, 0];
+        } catch (e) {
+          seen.errors.push(e);
+        }
+      },
+    },
+  });
 }
 
 export const flowTargets = {
