@@ -2,15 +2,24 @@
 # Installs the Debian packages the tests need (reference tools, sanitizer
 # runtimes), once: nothing has to be installed by hand. Needs root (or sudo)
 # when something is missing; does nothing when all are present.
+#
+#   bash scripts/system-deps.sh               everything the tests need
+#   bash scripts/system-deps.sh PKG [PKG...]  only these (a build or a bench)
 set -euo pipefail
 
-packages=(g++ make python3 binutils)
-# voro's side-by-side tests build against voro++.
-[ -d "$(dirname "$0")/../packages/voro/native-test" ] && packages+=(voro++-dev)
-# WebGPU tests run Dawn on Mesa's software OpenGL ES when there is no GPU.
-packages+=(libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri)
-# The exit matrix runs a subset under valgrind memcheck.
-packages+=(valgrind)
+if [ $# -gt 0 ]; then
+  packages=("$@")
+else
+  packages=(g++ make python3 binutils)
+  # pnm's addon solves its sparse systems with Eigen (headers only).
+  packages+=(libeigen3-dev)
+  # voro's side-by-side tests build against voro++.
+  [ -d "$(dirname "$0")/../packages/voro/native-test" ] && packages+=(voro++-dev)
+  # WebGPU tests run Dawn on Mesa's software OpenGL ES when there is no GPU.
+  packages+=(libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri)
+  # The exit matrix runs a subset under valgrind memcheck.
+  packages+=(valgrind)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,8 +33,8 @@ if [ "$(id -u)" -eq 0 ]; then
 elif command -v sudo >/dev/null; then
   SUDO=(sudo)
 else
-  echo "system-deps: ${missing[*]} missing and not root; install them with apt-get" >&2
-  exit 1
+    echo "system-deps: ${missing[*]} missing and not root; install them with apt-get" >&2
+    exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update

@@ -1,0 +1,896 @@
+#include "extract.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "errors.hpp"
+
+namespace peclet::pnm {
+
+namespace {
+
+using Shape = std::array<std::size_t, 3>;
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+void checkCancel(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) throw Cancelled{};
+}
+
+/// Runs fn(begin, end, worker) over [0, n) in chunks of `grain` on the pool (or serially).
+template <typename Fn>
+void forChunks(const ParallelFor& parallelFor, std::size_t n, std::size_t grain, const Fn& fn) {
+  if (n == 0) return;
+  grain = std::max<std::size_t>(1, grain);
+  const std::size_t chunks = (n + grain - 1) / grain;
+  auto body = [&](std::size_t cb, std::size_t ce, unsigned worker) {
+    for (std::size_t c = cb; c < ce; c++) fn(c * grain, std::min(n, (c + 1) * grain), worker);
+  };
+  if (parallelFor && chunks > 1) {
+    parallelFor(chunks, body);
+  } else {
+    body(0, chunks, 0);
+  }
+}
+
+/// Applies `op(line, length, scratch)` to every line of the image along
+/// `axis`, gathering lines into a contiguous buffer (blocks of lines along the
+/// last axis for axes 0 and 1, so that memory is read in rows).
+template <typename Op>
+void forEachLine(float* data, const Shape& shape, int axis, const ParallelFor& parallelFor, const Op& op) {
+  const std::size_t n0 = shape[0], n1 = shape[1], n2 = shape[2];
+  const std::size_t length = shape[axis];
+  if (axis == 2) {
+    forChunks(parallelFor, n0 * n1, 64, [&](std::size_t b, std::size_t e, unsigned) {
+      std::vector<float> line(length);
+      std::vector<double> scratch;
+      for (std::size_t l = b; l < e; l++) {
+        float* row = data + l * n2;
+        std::memcpy(line.data(), row, length * sizeof(float));
+        op(line.data(), length, scratch);
+        std::memcpy(row, line.data(), length * sizeof(float));
+      }
+    });
+    return;
+  }
+  constexpr std::size_t kBlock = 16;
+  const std::size_t stride = axis == 1 ? n2 : n1 * n2;
+  const std::size_t outer = axis == 1 ? n0 : n1;  // the other non-contiguous axis
+  const std::size_t blocks = (n2 + kBlock - 1) / kBlock;
+  forChunks(parallelFor, outer * blocks, 4, [&](std::size_t b, std::size_t e, unsigned) {
+    std::vector<float> buffer(length * kBlock);
+    std::vector<float> line(length);
+    std::vector<double> scratch;
+    for (std::size_t t = b; t < e; t++) {
+      const std::size_t o = t / blocks, k0 = (t % blocks) * kBlock, width = std::min(kBlock, n2 - k0);
+      const std::size_t base = axis == 1 ? o * n1 * n2 + k0 : o * n2 + k0;
+      for (std::size_t i = 0; i < length; i++) std::memcpy(&buffer[i * kBlock], data + base + i * stride, width * 4);
+      for (std::size_t w = 0; w < width; w++) {
+        for (std::size_t i = 0; i < length; i++) line[i] = buffer[i * kBlock + w];
+        op(line.data(), length, scratch);
+        for (std::size_t i = 0; i < length; i++) buffer[i * kBlock + w] = line[i];
+      }
+      for (std::size_t i = 0; i < length; i++) std::memcpy(data + base + i * stride, &buffer[i * kBlock], width * 4);
+    }
+  });
+}
+
+/// 1D squared distance transform of sampled function f (Felzenszwalb &
+/// Huttenlocher 2012): d(q) = min_p (q − p)² + f(p) over the finite samples.
+void squaredDistance1d(float* f, std::size_t n, std::vector<double>& scratch) {
+  // scratch: v (sites) as doubles, z (boundaries), values
+  scratch.resize(3 * n + 2);
+  double* v = scratch.data();
+  double* z = v + n;
+  double* g = z + n + 1;
+  std::size_t k = 0;
+  bool any = false;
+  for (std::size_t q = 0; q < n; q++) {
+    if (!(f[q] < kInfinity)) continue;
+    const double fq = f[q], dq = double(q);
+    if (!any) {
+      v[0] = dq;
+      g[0] = fq;
+      z[0] = -std::numeric_limits<double>::infinity();
+      z[1] = std::numeric_limits<double>::infinity();
+      any = true;
+      continue;
+    }
+    double s;
+    while (true) {
+      s = ((fq + dq * dq) - (g[k] + v[k] * v[k])) / (2 * dq - 2 * v[k]);
+      if (s <= z[k] && k > 0) {
+        k--;
+        continue;
+      }
+      break;
+    }
+    if (s <= z[k]) {  // k == 0 and the new parabola is lower everywhere
+      v[0] = dq;
+      g[0] = fq;
+      z[1] = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    k++;
+    v[k] = dq;
+    g[k] = fq;
+    z[k] = s;
+    z[k + 1] = std::numeric_limits<double>::infinity();
+  }
+  if (!any) return;  // all infinite
+  std::size_t j = 0;
+  for (std::size_t q = 0; q < n; q++) {
+    while (z[j + 1] < double(q)) j++;
+    const double d = double(q) - v[j];
+    f[q] = static_cast<float>(d * d + g[j]);
+  }
+}
+
+/// Mirrors index i into [0, n) as scipy's 'reflect' mode (d c b a | a b c d).
+std::ptrdiff_t mirror(std::ptrdiff_t i, std::ptrdiff_t n) {
+  if (n == 1) return 0;
+  const std::ptrdiff_t period = 2 * n;
+  i %= period;
+  if (i < 0) i += period;
+  return i < n ? i : period - 1 - i;
+}
+
+}  // namespace
+
+void distanceTransform(const std::uint8_t* solid, const Shape& shape, float* out, const ParallelFor& parallelFor) {
+  const std::size_t n0 = shape[0], n1 = shape[1], n2 = shape[2];
+  // Along the last axis: the 1D distance to solid, squared (two sweeps).
+  forChunks(parallelFor, n0 * n1, 256, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t l = b; l < e; l++) {
+      const std::uint8_t* s = solid + l * n2;
+      float* d = out + l * n2;
+      double last = -1;  // position of the last solid seen, −1: none
+      for (std::size_t k = 0; k < n2; k++) {
+        if (s[k]) last = double(k);
+        d[k] = last < 0 ? kInfinity : static_cast<float>(double(k) - last);
+      }
+      last = -1;
+      for (std::size_t k = n2; k-- > 0;) {
+        if (s[k]) last = double(k);
+        if (last >= 0) d[k] = std::min(d[k], static_cast<float>(last - double(k)));
+        d[k] = d[k] < kInfinity ? d[k] * d[k] : kInfinity;
+      }
+    }
+  });
+  forEachLine(out, shape, 1, parallelFor, squaredDistance1d);
+  forEachLine(out, shape, 0, parallelFor, squaredDistance1d);
+  forChunks(parallelFor, n0 * n1 * n2, 1 << 16, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t v = b; v < e; v++) out[v] = std::sqrt(out[v]);
+  });
+}
+
+void gaussianSmooth(float* data, const Shape& shape, double sigma, const ParallelFor& parallelFor) {
+  if (!(sigma > 0)) return;
+  const int radius = static_cast<int>(4.0 * sigma + 0.5);
+  if (radius < 1) return;
+  std::vector<double> weights(radius + 1);
+  double sum = 0;
+  for (int i = 0; i <= radius; i++) {
+    weights[i] = std::exp(-0.5 * double(i) * double(i) / (sigma * sigma));
+    sum += i == 0 ? weights[i] : 2 * weights[i];
+  }
+  for (double& w : weights) w /= sum;
+  for (int axis = 2; axis >= 0; axis--) {
+    if (shape[axis] == 1) continue;
+    forEachLine(data, shape, axis, parallelFor, [&](float* line, std::size_t n, std::vector<double>& scratch) {
+      scratch.resize(n + 2 * radius);
+      double* padded = scratch.data() + radius;
+      for (std::ptrdiff_t i = -radius; i < std::ptrdiff_t(n) + radius; i++)
+        padded[i] = line[mirror(i, std::ptrdiff_t(n))];
+      for (std::size_t i = 0; i < n; i++) {
+        double s = padded[i] * weights[0];
+        for (int j = 1; j <= radius; j++) s += (padded[std::ptrdiff_t(i) - j] + padded[i + j]) * weights[j];
+        line[i] = static_cast<float>(s);
+      }
+    });
+  }
+}
+
+double extractBytes(double voxels) noexcept {
+  // input copy (freed after the distance transform), distance, smoothed
+  // distance, labels; the watershed's queue and the network come on top.
+  return voxels * 14.0 + (1 << 20);
+}
+
+namespace {
+
+struct Offsets {
+  std::ptrdiff_t n1, n2;
+  Shape shape;
+  std::size_t index(std::size_t i, std::size_t j, std::size_t k) const { return (i * shape[1] + j) * shape[2] + k; }
+  void coords(std::size_t v, std::size_t& i, std::size_t& j, std::size_t& k) const {
+    k = v % shape[2];
+    const std::size_t r = v / shape[2];
+    j = r % shape[1];
+    i = r / shape[1];
+  }
+};
+
+/// Calls fn(u) for the in-image face neighbours of v (6-connectivity).
+template <typename Fn>
+inline void forFaceNeighbours(const Offsets& o, std::size_t v, const Fn& fn) {
+  std::size_t i, j, k;
+  o.coords(v, i, j, k);
+  const std::size_t plane = o.shape[1] * o.shape[2], row = o.shape[2];
+  if (i > 0) fn(v - plane);
+  if (i + 1 < o.shape[0]) fn(v + plane);
+  if (j > 0) fn(v - row);
+  if (j + 1 < o.shape[1]) fn(v + row);
+  if (k > 0) fn(v - 1);
+  if (k + 1 < o.shape[2]) fn(v + 1);
+}
+
+/// Calls fn(u) for every in-image neighbour of v within the cube of radius 1
+/// (26-connectivity, `faces` false) or across a face (6-connectivity).
+template <typename Fn>
+void forNeighbours(const Offsets& o, std::size_t v, bool facesOnly, const Fn& fn) {
+  if (facesOnly) return forFaceNeighbours(o, v, fn);
+  std::size_t i, j, k;
+  o.coords(v, i, j, k);
+  for (int di = -1; di <= 1; di++) {
+    if ((di < 0 && i == 0) || (di > 0 && i + 1 >= o.shape[0])) continue;
+    for (int dj = -1; dj <= 1; dj++) {
+      if ((dj < 0 && j == 0) || (dj > 0 && j + 1 >= o.shape[1])) continue;
+      for (int dk = -1; dk <= 1; dk++) {
+        if ((dk < 0 && k == 0) || (dk > 0 && k + 1 >= o.shape[2])) continue;
+        const int nonzero = (di != 0) + (dj != 0) + (dk != 0);
+        if (nonzero == 0 || (facesOnly && nonzero != 1)) continue;
+        fn(o.index(i + di, j + dj, k + dk));
+      }
+    }
+  }
+}
+
+/// Connected components of a voxel set given as sorted indices; returns the
+/// component of each entry (numbered by the raster order of their first voxel).
+std::vector<std::int32_t> components(const std::vector<std::uint64_t>& voxels, const Offsets& o, bool facesOnly,
+                                     std::size_t& count) {
+  std::vector<std::int32_t> component(voxels.size(), -1);
+  auto find = [&](std::uint64_t v) -> std::ptrdiff_t {
+    auto it = std::lower_bound(voxels.begin(), voxels.end(), v);
+    return it != voxels.end() && *it == v ? it - voxels.begin() : -1;
+  };
+  std::vector<std::size_t> stack;
+  count = 0;
+  for (std::size_t s = 0; s < voxels.size(); s++) {
+    if (component[s] >= 0) continue;
+    const auto id = static_cast<std::int32_t>(count++);
+    component[s] = id;
+    stack.push_back(s);
+    while (!stack.empty()) {
+      const std::size_t t = stack.back();
+      stack.pop_back();
+      forNeighbours(o, voxels[t], facesOnly, [&](std::size_t u) {
+        const std::ptrdiff_t at = find(u);
+        if (at >= 0 && component[at] < 0) {
+          component[at] = id;
+          stack.push_back(std::size_t(at));
+        }
+      });
+    }
+  }
+  return component;
+}
+
+/// Groups entries by component: offsets into a permutation.
+void groupBy(const std::vector<std::int32_t>& component, std::size_t count, std::vector<std::size_t>& start,
+             std::vector<std::size_t>& order) {
+  start.assign(count + 1, 0);
+  for (std::int32_t c : component) start[c + 1]++;
+  for (std::size_t c = 0; c < count; c++) start[c + 1] += start[c];
+  order.resize(component.size());
+  std::vector<std::size_t> at(start.begin(), start.end() - 1);
+  for (std::size_t s = 0; s < component.size(); s++) order[at[component[s]]++] = s;
+}
+
+/// Peaks: pore voxels (smoothed distance > 0) whose value no voxel of the ball
+/// of radius rMax exceeds, where voxels outside the pore count as 2 (as
+/// SNOW's maximum filter of dt + 2·(¬pore)).
+std::vector<std::uint64_t> findPeaks(const float* s, const Offsets& o, int rMax, const ParallelFor& parallelFor,
+                                     const std::atomic<bool>* cancel) {
+  std::vector<std::array<int, 3>> ball;
+  for (int a = -rMax; a <= rMax; a++)
+    for (int b = -rMax; b <= rMax; b++)
+      for (int c = -rMax; c <= rMax; c++)
+        if (a * a + b * b + c * c <= rMax * rMax && (a || b || c)) ball.push_back({a, b, c});
+  const std::size_t n0 = o.shape[0], n1 = o.shape[1], n2 = o.shape[2];
+  std::vector<std::vector<std::uint64_t>> found(n0);
+  auto value = [&](std::size_t u) { return s[u] > 0 ? s[u] : 2.0f; };
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++) {
+      checkCancel(cancel);
+      for (std::size_t j = 0; j < n1; j++) {
+        for (std::size_t k = 0; k < n2; k++) {
+          const std::size_t v = o.index(i, j, k);
+          const float x = s[v];
+          if (!(x > 0)) continue;
+          bool peak = true;
+          forNeighbours(o, v, false, [&](std::size_t u) { peak = peak && !(value(u) > x); });
+          if (!peak) continue;
+          for (const auto& d : ball) {
+            const std::ptrdiff_t ii = std::ptrdiff_t(i) + d[0], jj = std::ptrdiff_t(j) + d[1],
+                                 kk = std::ptrdiff_t(k) + d[2];
+            if (ii < 0 || jj < 0 || kk < 0 || ii >= std::ptrdiff_t(n0) || jj >= std::ptrdiff_t(n1) ||
+                kk >= std::ptrdiff_t(n2))
+              continue;  // mirrored voxels lie inside the ball too
+            if (value(o.index(ii, jj, kk)) > x) {
+              peak = false;
+              break;
+            }
+          }
+          if (peak) found[i].push_back(v);
+        }
+      }
+    }
+  });
+  std::vector<std::uint64_t> peaks;
+  for (auto& f : found) peaks.insert(peaks.end(), f.begin(), f.end());
+  return peaks;
+}
+
+/// SNOW's saddle test for one peak cluster: dilate the plateau of its value
+/// step by step (26-connected, at most 20 times, inside its box padded by
+/// max(10, R)); voxels of the rim at or above R in two or more separate
+/// groups make it a saddle (removed); an empty rim or a plateau that stops
+/// growing makes it a true peak.
+bool isSaddle(const float* s, const Offsets& o, const std::vector<std::uint64_t>& cluster) {
+  float r = 0;
+  std::array<std::size_t, 3> lo{o.shape}, hi{0, 0, 0};
+  for (std::uint64_t v : cluster) {
+    r = std::max(r, s[v]);
+    std::size_t c[3];
+    o.coords(v, c[0], c[1], c[2]);
+    for (int a = 0; a < 3; a++) {
+      lo[a] = std::min(lo[a], c[a]);
+      hi[a] = std::max(hi[a], c[a]);
+    }
+  }
+  const std::size_t pad = std::max<std::size_t>(10, static_cast<std::size_t>(r));
+  for (int a = 0; a < 3; a++) {
+    lo[a] = lo[a] > pad ? lo[a] - pad : 0;
+    hi[a] = std::min(o.shape[a] - 1, hi[a] + pad);
+  }
+  auto inBox = [&](std::size_t u) {
+    std::size_t c[3];
+    o.coords(u, c[0], c[1], c[2]);
+    return c[0] >= lo[0] && c[0] <= hi[0] && c[1] >= lo[1] && c[1] <= hi[1] && c[2] >= lo[2] && c[2] <= hi[2];
+  };
+  std::unordered_set<std::uint64_t> current(cluster.begin(), cluster.end());
+  for (int iteration = 0; iteration < 20; iteration++) {
+    std::unordered_set<std::uint64_t> dilated(current);
+    for (std::uint64_t v : current) {
+      forNeighbours(o, v, false, [&](std::size_t u) {
+        if (inBox(u)) dilated.insert(u);
+      });
+    }
+    std::vector<std::uint64_t> high;
+    for (std::uint64_t u : dilated)
+      if (!current.count(u) && s[u] >= r) high.push_back(u);
+    if (high.empty()) return false;
+    std::sort(high.begin(), high.end());
+    std::size_t groups = 0;
+    components(high, o, false, groups);
+    if (groups >= 2) return true;
+    std::unordered_set<std::uint64_t> plateau;
+    for (std::uint64_t u : dilated)
+      if (s[u] == r) plateau.insert(u);
+    if (plateau.size() == current.size()) return false;
+    current.swap(plateau);
+  }
+  return false;
+}
+
+/// SNOW's nearby-peak test: clusters (26-connected) whose centroid (truncated
+/// to a voxel) is nearer to another's than to solid: the one of the pair with
+/// the smaller distance value is dropped. Returns the clusters kept.
+std::vector<bool> trimNearby(const float* s, const Offsets& o, const std::vector<std::array<std::int64_t, 3>>& centres,
+                             std::size_t& dropped) {
+  const std::size_t n = centres.size();
+  std::vector<double> radius(n);
+  for (std::size_t c = 0; c < n; c++)
+    radius[c] = s[o.index(std::size_t(centres[c][0]), std::size_t(centres[c][1]), std::size_t(centres[c][2]))];
+  // A uniform grid of cells of 16 voxels; a query looks only as far as its radius.
+  constexpr std::int64_t kCell = 16;
+  std::array<std::int64_t, 3> cells{};
+  for (int a = 0; a < 3; a++) cells[a] = std::int64_t(o.shape[a]) / kCell + 1;
+  std::unordered_map<std::int64_t, std::vector<std::size_t>> grid;
+  auto cellKey = [&](std::int64_t a, std::int64_t b, std::int64_t c) { return (a * cells[1] + b) * cells[2] + c; };
+  for (std::size_t c = 0; c < n; c++)
+    grid[cellKey(centres[c][0] / kCell, centres[c][1] / kCell, centres[c][2] / kCell)].push_back(c);
+  std::vector<bool> drop(n, false);
+  for (std::size_t c = 0; c < n; c++) {
+    const double r = radius[c];
+    if (!(r > 0)) continue;
+    const std::int64_t reach = static_cast<std::int64_t>(std::ceil(r));
+    double best = std::numeric_limits<double>::infinity();
+    std::size_t nearest = n;
+    std::int64_t from[3], to[3];
+    for (int a = 0; a < 3; a++) {
+      from[a] = std::max<std::int64_t>(0, (centres[c][a] - reach) / kCell);
+      to[a] = std::min<std::int64_t>(cells[a] - 1, (centres[c][a] + reach) / kCell);
+    }
+    for (std::int64_t a = from[0]; a <= to[0]; a++)
+      for (std::int64_t b = from[1]; b <= to[1]; b++)
+        for (std::int64_t d = from[2]; d <= to[2]; d++) {
+          auto it = grid.find(cellKey(a, b, d));
+          if (it == grid.end()) continue;
+          for (std::size_t other : it->second) {
+            if (other == c) continue;
+            double d2 = 0;
+            for (int x = 0; x < 3; x++) d2 += double(centres[other][x] - centres[c][x]) * (centres[other][x] - centres[c][x]);
+            const double dist = std::sqrt(d2);
+            if (dist < best || (dist == best && other < nearest)) {
+              best = dist;
+              nearest = other;
+            }
+          }
+        }
+    if (nearest < n && best < r) drop[radius[c] < radius[nearest] ? c : nearest] = true;
+  }
+  dropped = 0;
+  std::vector<bool> keep(n);
+  for (std::size_t c = 0; c < n; c++) {
+    keep[c] = !drop[c];
+    dropped += drop[c];
+  }
+  return keep;
+}
+
+/// The watershed's priority queue: smallest value first, and among equal
+/// values the one pushed first (as scikit-image's). Values are spread over
+/// buckets 1/32 voxel wide, each a small binary heap; a value below the
+/// bucket being drained joins that bucket, where the heap still orders it
+/// exactly, so the order is the same as one heap over everything.
+class LevelQueue {
+ public:
+  LevelQueue(float lowest, float highest) : lowest_(lowest) {
+    const double span = std::max(0.0, double(highest) - double(lowest));
+    buckets_.resize(static_cast<std::size_t>(span * kPerVoxel) + 2);
+  }
+  bool empty() const { return size_ == 0; }
+  void push(float value, std::uint64_t index) {
+    const double at = (double(value) - lowest_) * kPerVoxel;
+    std::size_t b = at > 0 ? static_cast<std::size_t>(at) : 0;
+    b = std::min(std::max(b, current_), buckets_.size() - 1);
+    auto& heap = buckets_[b];
+    heap.push_back({value, age_++, index});
+    std::push_heap(heap.begin(), heap.end(), Later{});
+    size_++;
+  }
+  std::uint64_t pop() {
+    while (buckets_[current_].empty()) current_++;
+    auto& heap = buckets_[current_];
+    std::pop_heap(heap.begin(), heap.end(), Later{});
+    const std::uint64_t index = heap.back().index;
+    heap.pop_back();
+    size_--;
+    return index;
+  }
+
+ private:
+  static constexpr double kPerVoxel = 32;
+  struct Entry {
+    float value;
+    std::uint64_t age;
+    std::uint64_t index;
+  };
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.value > b.value || (a.value == b.value && a.age > b.age);
+    }
+  };
+  double lowest_;
+  std::vector<std::vector<Entry>> buckets_;
+  std::size_t current_ = 0;
+  std::size_t size_ = 0;
+  std::uint64_t age_ = 0;
+};
+
+/// Marker-based watershed of −s over the pore voxels (6-connected): a voxel
+/// takes the label of the voxel whose turn reached it, turns going by
+/// increasing −s and, at equal values, by the order reached. Pore voxels no marker
+/// reaches through pore take the label of the nearest labelled voxel through
+/// solid (as a watershed over the whole image, masked afterwards, gives them).
+void watershed(const float* s, const float* dt, std::int32_t* labels, const Offsets& o,
+               const std::atomic<bool>* cancel) {
+  const std::size_t voxels = o.shape[0] * o.shape[1] * o.shape[2];
+  constexpr std::int32_t kSolid = -2;
+  // Solid is marked in the labels, so that a neighbour costs one memory read.
+  float highest = 0;
+  for (std::size_t v = 0; v < voxels; v++) {
+    if (!(dt[v] > 0)) labels[v] = kSolid;
+    highest = std::max(highest, s[v]);
+  }
+  LevelQueue queue(-highest, 0.0f);
+  for (std::size_t v = 0; v < voxels; v++)
+    if (labels[v] > 0) queue.push(-s[v], v);
+  std::size_t popped = 0;
+  while (!queue.empty()) {
+    const std::uint64_t v = queue.pop();
+    if ((++popped & 0xffff) == 0) checkCancel(cancel);
+    const std::int32_t label = labels[v];
+    forFaceNeighbours(o, v, [&](std::size_t u) {
+      if (labels[u] == 0) {
+        labels[u] = label;
+        queue.push(-s[u], u);
+      }
+    });
+  }
+  for (std::size_t v = 0; v < voxels; v++)
+    if (labels[v] == kSolid) labels[v] = 0;
+  const auto flooded = std::chrono::steady_clock::now();
+  std::size_t orphanComponents = 0;
+  // Orphans: pore components no marker reached through pore.
+  std::vector<std::uint64_t> component, frontier, next;
+  std::unordered_set<std::uint64_t> seen;
+  for (std::size_t start = 0; start < voxels; start++) {
+    if (!(dt[start] > 0) || labels[start] != 0) continue;
+    checkCancel(cancel);
+    component.assign(1, start);
+    labels[start] = -1;
+    for (std::size_t at = 0; at < component.size(); at++) {
+      forNeighbours(o, component[at], true, [&](std::size_t u) {
+        if (dt[u] > 0 && labels[u] == 0) {
+          labels[u] = -1;
+          component.push_back(u);
+        }
+      });
+    }
+    // Breadth-first outwards through solid to the nearest labelled voxel.
+    seen.clear();
+    frontier = component;
+    for (std::uint64_t v : component) seen.insert(v);
+    std::int32_t found = 0;
+    while (!frontier.empty() && found == 0) {
+      next.clear();
+      for (std::uint64_t v : frontier) {
+        forNeighbours(o, v, true, [&](std::size_t u) {
+          if (found != 0 || seen.count(u)) return;
+          seen.insert(u);
+          if (labels[u] > 0) {
+            found = labels[u];
+          } else if (!(dt[u] > 0)) {
+            next.push_back(u);
+          }
+        });
+        if (found != 0) break;
+      }
+      frontier.swap(next);
+    }
+    for (std::uint64_t v : component) labels[v] = found;
+    orphanComponents++;
+  }
+  if (std::getenv("PNM_DEBUG"))
+    std::fprintf(stderr, "flood %zu voxels, then %zu orphan components in %.3f s\n", popped, orphanComponents,
+                 seconds(flooded));
+}
+
+struct ThroatSums {
+  std::uint64_t faces = 0;      // contact faces
+  std::uint64_t perimeter = 0;  // contact faces with a voxel near solid (distance < 2)
+  float inscribed = 0;          // largest min(dt) over a contact pair
+};
+
+/// One pore per region and one throat per pair of 6-touching regions; boundary
+/// pores on the faces asked for.
+Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t regionCount, const Offsets& o,
+                     const ExtractOptions& options, const std::atomic<bool>* cancel) {
+  const std::size_t n0 = o.shape[0], n1 = o.shape[1], n2 = o.shape[2];
+  const double h = options.voxelSize;
+  struct RegionSums {
+    double count = 0, x = 0, y = 0, z = 0, solidFaces = 0;
+    float maxDistance = 0;
+  };
+  const unsigned workers = std::max(1u, options.workers);
+  std::vector<std::vector<RegionSums>> regionSums(workers);
+  std::vector<std::unordered_map<std::uint64_t, ThroatSums>> throatSums(workers);
+  forChunks(options.parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned worker) {
+    auto& regions = regionSums[worker];
+    if (regions.empty()) regions.resize(regionCount);
+    auto& throats = throatSums[worker];
+    for (std::size_t i = b; i < e; i++) {
+      checkCancel(cancel);
+      for (std::size_t j = 0; j < n1; j++) {
+        for (std::size_t k = 0; k < n2; k++) {
+          const std::size_t v = o.index(i, j, k);
+          const std::int32_t a = labels[v];
+          if (a <= 0) continue;
+          RegionSums& r = regions[a - 1];
+          r.count += 1;
+          r.x += double(i);
+          r.y += double(j);
+          r.z += double(k);
+          r.maxDistance = std::max(r.maxDistance, dt[v]);
+          forNeighbours(o, v, true, [&](std::size_t u) {
+            const std::int32_t bLabel = labels[u];
+            if (bLabel == 0) {
+              r.solidFaces += 1;
+            } else if (bLabel > a) {
+              const std::uint64_t key = (std::uint64_t(a) << 32) | std::uint32_t(bLabel);
+              ThroatSums& t = throats[key];
+              t.faces++;
+              const float m = std::min(dt[v], dt[u]);
+              if (m < 2) t.perimeter++;
+              t.inscribed = std::max(t.inscribed, m);
+            }
+          });
+        }
+      }
+    }
+  });
+  std::vector<RegionSums> regions(regionCount);
+  for (auto& part : regionSums) {
+    if (part.empty()) continue;
+    for (std::size_t r = 0; r < regionCount; r++) {
+      regions[r].count += part[r].count;
+      regions[r].x += part[r].x;
+      regions[r].y += part[r].y;
+      regions[r].z += part[r].z;
+      regions[r].solidFaces += part[r].solidFaces;
+      regions[r].maxDistance = std::max(regions[r].maxDistance, part[r].maxDistance);
+    }
+    std::vector<RegionSums>().swap(part);
+  }
+  std::unordered_map<std::uint64_t, ThroatSums> throats;
+  for (auto& part : throatSums) {
+    for (const auto& [key, t] : part) {
+      ThroatSums& into = throats[key];
+      into.faces += t.faces;
+      into.perimeter += t.perimeter;
+      into.inscribed = std::max(into.inscribed, t.inscribed);
+    }
+    std::unordered_map<std::uint64_t, ThroatSums>().swap(part);
+  }
+
+  Network net;
+  net.shape = o.shape;
+  net.voxelSize = h;
+  // Boundary pores: per face asked for, one per region with a voxel on it
+  // that is not on its region's border (as SNOW's boundary regions, which
+  // extrude each region's face section without its border).
+  struct FaceSums {
+    double count = 0, u = 0, w = 0, perimeter = 0;
+    float maxDistance = 0;
+    bool core = false;
+  };
+  std::vector<std::pair<int, std::vector<FaceSums>>> faces;
+  for (int f = 0; f < 6; f++) {
+    if (!options.boundaries[f]) continue;
+    const int axis = f / 2;
+    const std::size_t plane = f % 2 == 0 ? 0 : o.shape[axis] - 1;
+    std::vector<FaceSums> sums(regionCount);
+    const int ua = axis == 0 ? 1 : 0, wa = axis == 2 ? 1 : 2;
+    for (std::size_t p = 0; p < o.shape[ua]; p++) {
+      for (std::size_t q = 0; q < o.shape[wa]; q++) {
+        std::size_t c[3];
+        c[axis] = plane;
+        c[ua] = p;
+        c[wa] = q;
+        const std::size_t v = o.index(c[0], c[1], c[2]);
+        const std::int32_t a = labels[v];
+        if (a <= 0) continue;
+        FaceSums& s = sums[a - 1];
+        s.count += 1;
+        s.u += double(p);
+        s.w += double(q);
+        if (dt[v] < 2) s.perimeter += 1;
+        s.maxDistance = std::max(s.maxDistance, dt[v]);
+        if (!s.core) {
+          bool border = false;
+          forNeighbours(o, v, false, [&](std::size_t u) { border = border || labels[u] != a; });
+          s.core = !border;
+        }
+      }
+    }
+    faces.emplace_back(f, std::move(sums));
+  }
+
+  std::size_t boundaryCount = 0;
+  for (const auto& [f, sums] : faces)
+    for (const FaceSums& s : sums) boundaryCount += s.core;
+  const std::size_t poreCount = regionCount + boundaryCount;
+  net.coordinates.reserve(3 * poreCount);
+  net.volume.reserve(poreCount);
+  net.inscribedDiameter.reserve(poreCount);
+  net.equivalentDiameter.reserve(poreCount);
+  net.surfaceArea.reserve(poreCount);
+  net.label.reserve(poreCount);
+  net.face.reserve(poreCount);
+  const double pi = 3.14159265358979323846;
+  for (std::size_t r = 0; r < regionCount; r++) {
+    const RegionSums& s = regions[r];
+    const double count = std::max(1.0, s.count);
+    net.coordinates.push_back((s.x / count + 0.5) * h);
+    net.coordinates.push_back((s.y / count + 0.5) * h);
+    net.coordinates.push_back((s.z / count + 0.5) * h);
+    const double volume = s.count * h * h * h;
+    net.volume.push_back(volume);
+    net.inscribedDiameter.push_back(2.0 * s.maxDistance * h);
+    net.equivalentDiameter.push_back(std::cbrt(6.0 * volume / pi));
+    net.surfaceArea.push_back(s.solidFaces * h * h);
+    net.label.push_back(static_cast<std::int32_t>(r + 1));
+    net.face.push_back(static_cast<std::int8_t>(kInterior));
+  }
+  // Throats between regions, in the order of their pores.
+  std::vector<std::pair<std::uint64_t, ThroatSums>> sorted(throats.begin(), throats.end());
+  std::unordered_map<std::uint64_t, ThroatSums>().swap(throats);
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  auto addThroat = [&](std::size_t a, std::size_t b, double faceCount, double perimeter, double inscribed) {
+    net.conns.push_back(static_cast<std::int32_t>(a));
+    net.conns.push_back(static_cast<std::int32_t>(b));
+    net.throatArea.push_back(faceCount * h * h);
+    net.throatPerimeter.push_back(perimeter * h);
+    net.throatInscribedDiameter.push_back(2.0 * inscribed * h);
+    double d2 = 0;
+    for (int x = 0; x < 3; x++) {
+      const double d = net.coordinates[3 * a + x] - net.coordinates[3 * b + x];
+      d2 += d * d;
+    }
+    net.throatLength.push_back(std::sqrt(d2));
+  };
+  const std::size_t throatCount = sorted.size() + boundaryCount;
+  net.conns.reserve(2 * throatCount);
+  net.throatArea.reserve(throatCount);
+  net.throatPerimeter.reserve(throatCount);
+  net.throatInscribedDiameter.reserve(throatCount);
+  net.throatLength.reserve(throatCount);
+  for (const auto& [key, t] : sorted) {
+    addThroat(std::size_t(key >> 32) - 1, std::size_t(key & 0xffffffffu) - 1, double(t.faces), double(t.perimeter),
+              t.inscribed);
+  }
+  for (const auto& [f, sums] : faces) {
+    const int axis = f / 2;
+    const int ua = axis == 0 ? 1 : 0, wa = axis == 2 ? 1 : 2;
+    for (std::size_t r = 0; r < regionCount; r++) {
+      const FaceSums& s = sums[r];
+      if (!s.core) continue;
+      const std::size_t pore = net.volume.size();
+      double c[3];
+      c[axis] = f % 2 == 0 ? 0.0 : o.shape[axis] * h;
+      c[ua] = (s.u / s.count + 0.5) * h;
+      c[wa] = (s.w / s.count + 0.5) * h;
+      for (double x : c) net.coordinates.push_back(x);
+      net.volume.push_back(0);
+      net.inscribedDiameter.push_back(2.0 * s.maxDistance * h);
+      net.equivalentDiameter.push_back(0);
+      net.surfaceArea.push_back(0);
+      net.label.push_back(static_cast<std::int32_t>(r + 1));
+      net.face.push_back(static_cast<std::int8_t>(f));
+      addThroat(r, pore, s.count, s.perimeter, s.maxDistance);
+    }
+  }
+  return net;
+}
+
+}  // namespace
+
+Network extract(std::vector<std::uint8_t>&& solid, const ExtractOptions& options, ExtractReport* report) {
+  const Shape shape = options.shape;
+  const double voxelsD = double(shape[0]) * double(shape[1]) * double(shape[2]);
+  if (!(voxelsD >= 1) || voxelsD != double(solid.size()))
+    throw PnmError(ErrorKind::Range, "image.shape", "does not match the image's voxel count");
+  if (!(options.voxelSize > 0) || !std::isfinite(options.voxelSize))
+    rangeError("image.voxelSize", "must be a positive finite number");
+  if (!(options.sigma >= 0 && options.sigma <= 100)) rangeError("sigma", "must be a number in [0, 100] (voxels)");
+  if (!(options.rMax >= 1 && options.rMax <= 64)) rangeError("rMax", "must be an integer in [1, 64] (voxels)");
+  const std::size_t voxels = solid.size();
+  std::size_t pore = 0;
+  for (std::uint8_t s : solid) {
+    if (s > 1) rangeError("image.solid", "must hold only 0 (pore) and 1 (solid), found " + std::to_string(int(s)));
+    pore += s == 0;
+  }
+  if (pore == 0) rangeError("image.solid", "has no pore voxel (every value is 1): there is no pore space to extract");
+  if (pore == voxels)
+    rangeError("image.solid", "has no solid voxel (every value is 0): pores are undefined without solid walls");
+  const Offsets o{std::ptrdiff_t(shape[1]), std::ptrdiff_t(shape[2]), shape};
+  ExtractReport local;
+  ExtractReport& rep = report ? *report : local;
+  auto stage = [&](int s) {
+    if (options.stage) options.stage->store(s);
+    checkCancel(options.cancel);
+  };
+
+  stage(0);
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<float> dt(voxels);
+  distanceTransform(solid.data(), shape, dt.data(), options.parallelFor);
+  std::vector<std::uint8_t>().swap(solid);
+  rep.distanceTransform = seconds(t0);
+
+  stage(1);
+  t0 = std::chrono::steady_clock::now();
+  std::vector<float> smooth(dt);
+  gaussianSmooth(smooth.data(), shape, options.sigma, options.parallelFor);
+  rep.smoothing = seconds(t0);
+
+  stage(2);
+  t0 = std::chrono::steady_clock::now();
+  std::vector<std::uint64_t> peaks = findPeaks(smooth.data(), o, options.rMax, options.parallelFor, options.cancel);
+  // Saddles: clusters 6-connected (SNOW labels them so).
+  {
+    std::size_t count = 0;
+    const std::vector<std::int32_t> component = components(peaks, o, true, count);
+    rep.peaksFound = count;
+    std::vector<std::size_t> start, order;
+    groupBy(component, count, start, order);
+    std::vector<char> saddle(count, 0);
+    forChunks(options.parallelFor, count, 16, [&](std::size_t b, std::size_t e, unsigned) {
+      std::vector<std::uint64_t> cluster;
+      for (std::size_t c = b; c < e; c++) {
+        checkCancel(options.cancel);
+        cluster.clear();
+        for (std::size_t x = start[c]; x < start[c + 1]; x++) cluster.push_back(peaks[order[x]]);
+        saddle[c] = isSaddle(smooth.data(), o, cluster);
+      }
+    });
+    std::vector<std::uint64_t> kept;
+    for (std::size_t x = 0; x < peaks.size(); x++)
+      if (!saddle[component[x]]) kept.push_back(peaks[x]);
+    for (char s : saddle) rep.saddlesTrimmed += s != 0;
+    peaks.swap(kept);
+  }
+  // Nearby peaks: clusters 26-connected, compared by their truncated centroids.
+  {
+    std::size_t count = 0;
+    const std::vector<std::int32_t> component = components(peaks, o, false, count);
+    std::vector<std::array<double, 4>> sums(count, {0, 0, 0, 0});
+    for (std::size_t x = 0; x < peaks.size(); x++) {
+      std::size_t c[3];
+      o.coords(peaks[x], c[0], c[1], c[2]);
+      auto& s = sums[component[x]];
+      for (int a = 0; a < 3; a++) s[a] += double(c[a]);
+      s[3] += 1;
+    }
+    std::vector<std::array<std::int64_t, 3>> centres(count);
+    for (std::size_t c = 0; c < count; c++)
+      for (int a = 0; a < 3; a++) centres[c][a] = static_cast<std::int64_t>(sums[c][a] / sums[c][3]);
+    const std::vector<bool> keep = trimNearby(smooth.data(), o, centres, rep.nearbyTrimmed);
+    std::vector<std::uint64_t> kept;
+    for (std::size_t x = 0; x < peaks.size(); x++)
+      if (keep[component[x]]) kept.push_back(peaks[x]);
+    peaks.swap(kept);
+  }
+  // Markers: the remaining peak voxels, 6-connected clusters numbered 1, 2, ...
+  std::vector<std::int32_t> labels(voxels, 0);
+  std::size_t markers = 0;
+  {
+    const std::vector<std::int32_t> component = components(peaks, o, true, markers);
+    if (markers >= std::size_t(std::numeric_limits<std::int32_t>::max()))
+      rangeError("image", "has more pores than a 32-bit label can number");
+    for (std::size_t x = 0; x < peaks.size(); x++) labels[peaks[x]] = component[x] + 1;
+    std::vector<std::uint64_t>().swap(peaks);
+  }
+  rep.peaks = seconds(t0);
+
+  stage(3);
+  t0 = std::chrono::steady_clock::now();
+  watershed(smooth.data(), dt.data(), labels.data(), o, options.cancel);
+  std::vector<float>().swap(smooth);
+  rep.watershed = seconds(t0);
+
+  stage(4);
+  t0 = std::chrono::steady_clock::now();
+  Network net = buildNetwork(dt.data(), labels.data(), markers, o, options, options.cancel);
+  net.porosity = double(pore) / double(voxels);
+  net.regions = std::move(labels);
+  rep.network = seconds(t0);
+  return net;
+}
+
+}  // namespace peclet::pnm

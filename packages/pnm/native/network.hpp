@@ -1,0 +1,67 @@
+#pragma once
+/// \file
+/// A pore network in SI units: what extraction produces and what the
+/// transport solvers read. Plain C++ (no Node-API).
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <peclet/thread_pool.hpp>
+#include <vector>
+
+namespace peclet::pnm {
+
+/// Runs a parallel loop over `count` chunks (see peclet::lendPool).
+using ParallelFor = std::function<void(std::size_t count, const peclet::ParallelBody& body)>;
+
+/// Faces of the image box: 0 x−, 1 x+, 2 y−, 3 y+, 4 z− (index 0 of each axis), 5 z+.
+/// Axis a has faces 2a (its first plane) and 2a + 1 (its last).
+constexpr int kInterior = -1;
+
+/// A pore network. Coordinates are in metres with voxel (i, j, k) centred at
+/// ((i + ½)h, (j + ½)h, (k + ½)h), so the image spans [0, n·h] on each axis.
+/// Boundary pores (face ≥ 0) sit on a face of the box, have no volume, and
+/// cap the interior pore whose region touches that face.
+struct Network {
+  std::array<std::size_t, 3> shape{};  ///< the image's shape (voxels)
+  double voxelSize = 1;                ///< h (m)
+  double porosity = 0;                 ///< pore voxels / all voxels
+
+  // Pores (N).
+  std::vector<double> coordinates;         ///< 3 per pore (m)
+  std::vector<double> volume;              ///< m³
+  std::vector<double> inscribedDiameter;   ///< m: 2 × largest distance to solid inside the region
+  std::vector<double> equivalentDiameter;  ///< m: diameter of the sphere of the same volume
+  std::vector<double> surfaceArea;         ///< m²: pore–solid interface
+  std::vector<std::int32_t> label;         ///< the region (value in `regions`) the pore is, or caps
+  std::vector<std::int8_t> face;           ///< kInterior, or the face of a boundary pore
+
+  // Throats (M): a throat joins two pores whose regions touch (6-connected).
+  std::vector<std::int32_t> conns;               ///< 2 per throat, conns[2t] < conns[2t + 1]
+  std::vector<double> throatInscribedDiameter;   ///< m: 2 × largest distance to solid on the contact face
+  std::vector<double> throatArea;                ///< m²: the contact face
+  std::vector<double> throatPerimeter;           ///< m: where the contact face meets solid
+  std::vector<double> throatLength;              ///< m: centre to centre
+
+  /// Region label per voxel (0 in solid), C order over `shape`.
+  std::vector<std::int32_t> regions;
+
+  std::size_t poreCount() const noexcept { return volume.size(); }
+  std::size_t throatCount() const noexcept { return conns.size() / 2; }
+  /// Extent of the box along `axis` (m).
+  double extent(int axis) const noexcept { return double(shape[axis]) * voxelSize; }
+  /// Bytes held.
+  std::size_t bytes() const noexcept;
+};
+
+inline std::size_t Network::bytes() const noexcept {
+  return (coordinates.capacity() + volume.capacity() + inscribedDiameter.capacity() + equivalentDiameter.capacity() +
+          surfaceArea.capacity() + throatInscribedDiameter.capacity() + throatArea.capacity() +
+          throatPerimeter.capacity() + throatLength.capacity()) *
+             sizeof(double) +
+         (label.capacity() + conns.capacity() + regions.capacity()) * sizeof(std::int32_t) + face.capacity();
+}
+
+}  // namespace peclet::pnm

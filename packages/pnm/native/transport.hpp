@@ -1,0 +1,123 @@
+#pragma once
+/// \file
+/// Transport on a pore network: Stokes flow (permeability), diffusion
+/// (formation factor), drainage (capillary pressure curve) and invasion
+/// percolation. Conduits are pore–throat–pore in series; pores are spheres
+/// truncated by their throats, throats cylinders (or, with the shape-factor
+/// model, prisms of the throat's measured shape factor G = A/P²).
+///
+/// Errors: PnmError (errors.hpp) naming the public option at fault; the
+/// solvers never hang (iterations are bounded) and never solve a singular
+/// system (pores without a path to both the inlet and the outlet are excluded).
+
+#include <atomic>
+#include <cstddef>
+#include <vector>
+
+#include "network.hpp"
+
+namespace peclet::pnm {
+
+enum class ConductanceModel {
+  HagenPoiseuille,  ///< circular sections: spheres truncated by cylinders (as OpenPNM's spheres_and_cylinders)
+  ShapeFactor,      ///< g = k G A²/μ per element with G from the throat's area and perimeter (Patzek & Silin)
+};
+
+/// Conduit lengths of every throat: pore 1 part, throat part, pore 2 part (m),
+/// 3 per throat, summing to the throat's centre-to-centre length.
+std::vector<double> conduitLengths(const Network& network);
+
+/// How a sparse solve went.
+struct SolveReport {
+  std::size_t unknowns = 0;       ///< pores solved for (not fixed by a boundary condition, not excluded)
+  std::size_t iterations = 0;     ///< conjugate-gradient iterations
+  double residual = 0;            ///< ‖b − Ax‖ / ‖b‖ at the end
+  double tolerance = 0;           ///< the relative residual asked for
+  bool converged = false;         ///< residual ≤ tolerance
+  bool cancelled = false;         ///< stopped by the cancel flag
+  std::size_t clusters = 0;       ///< connected clusters of pores in the network
+  std::size_t excludedPores = 0;  ///< pores in clusters that do not join both faces (no equation, NaN result)
+};
+
+struct SolveOptions {
+  double tolerance = 1e-10;                     ///< relative residual
+  std::size_t maxIterations = 0;                ///< 0: 10 × unknowns + 1000
+  const std::atomic<bool>* cancel = nullptr;    ///< polled between iterations
+};
+
+struct StokesOptions {
+  int axis = 0;                                  ///< flow from face 2·axis to face 2·axis + 1
+  double viscosity = 1e-3;                       ///< Pa·s
+  ConductanceModel model = ConductanceModel::HagenPoiseuille;
+  double inletPressure = 101325 + 1;             ///< Pa, on the boundary pores of face 2·axis
+  double outletPressure = 101325;                ///< Pa, on the boundary pores of face 2·axis + 1
+  SolveOptions solve;
+};
+
+struct StokesResult {
+  std::vector<double> pressure;    ///< per pore (Pa); NaN for excluded pores
+  std::vector<double> throatFlow;  ///< per throat (m³/s), positive from conns[2t] to conns[2t + 1]; 0 if excluded
+  std::vector<double> conductance; ///< per throat, the conduit's hydraulic conductance (m³/(Pa·s))
+  double flowRate = 0;             ///< m³/s leaving the inlet face
+  double permeability = 0;         ///< m²: Q μ L / (A ΔP) with L, A the box's extent and section
+  SolveReport solve;
+};
+
+/// Throws PnmError: axis (no boundary pores on a face of that axis — extract
+/// with boundaries; or no path joins the two faces), viscosity (not > 0 and
+/// finite), inletPressure/outletPressure (not finite or equal).
+StokesResult stokesFlow(const Network& network, const StokesOptions& options);
+
+struct DiffusionOptions {
+  int axis = 0;
+  SolveOptions solve;
+};
+
+struct DiffusionResult {
+  std::vector<double> concentration;  ///< per pore, 1 at the inlet, 0 at the outlet; NaN when excluded
+  double effectiveDiffusivity = 0;    ///< D_eff / D_bulk of the box (porous medium, Fick's law over L and A)
+  double formationFactor = 0;         ///< D_bulk / D_eff
+  double tortuosity = 0;              ///< F · φ (φ the network's porosity, Network::porosity)
+  SolveReport solve;
+};
+
+DiffusionResult diffusion(const Network& network, const DiffusionOptions& options);
+
+struct DrainageOptions {
+  int axis = 0;                      ///< the non-wetting phase enters from face 2·axis
+  double contactAngle = 140;         ///< degrees, measured through the wetting phase... as OpenPNM: 140 for mercury
+  double surfaceTension = 0.48;      ///< N/m
+  std::vector<double> pressures;     ///< Pa, ascending; empty: every distinct entry pressure
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct DrainageResult {
+  std::vector<double> pressure;     ///< the capillary pressures applied (Pa), ascending
+  std::vector<double> saturation;   ///< non-wetting saturation (invaded pore volume / pore volume) at each
+  std::vector<double> poreEntry;    ///< per pore, its Washburn entry pressure (Pa)
+  std::vector<double> throatEntry;  ///< per throat, its Washburn entry pressure (Pa)
+  std::vector<double> poreInvaded;  ///< per pore, the lowest applied pressure that fills it (Inf: never)
+  std::vector<double> throatInvaded;///< per throat, likewise
+  bool cancelled = false;
+};
+
+/// Ordinary percolation with access: at pressure P an element fills when its
+/// entry pressure is ≤ P and it joins the inlet through filled elements.
+/// Washburn: Pc = −2σ cos θ / r with r the inscribed radius. Throws PnmError
+/// for contactAngle (not in [0, 180] or 90 exactly), surfaceTension (not > 0),
+/// pressures (not finite / not ascending), axis (no boundary pores there).
+DrainageResult drainage(const Network& network, const DrainageOptions& options);
+
+struct InvasionResult {
+  std::vector<std::int32_t> poreSequence;    ///< per pore, the step it was invaded at (0-based), −1: never
+  std::vector<std::int32_t> throatSequence;  ///< per throat, likewise
+  std::vector<double> pressure;              ///< per step, the entry pressure of the element invaded (Pa)
+  std::vector<double> saturation;            ///< per step, saturation after it
+  bool cancelled = false;
+};
+
+/// Invasion percolation from face 2·axis: the accessible element with the
+/// lowest entry pressure fills next (a binary heap), until all accessible are filled.
+InvasionResult invasionPercolation(const Network& network, const DrainageOptions& options);
+
+}  // namespace peclet::pnm

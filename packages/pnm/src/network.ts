@@ -1,0 +1,287 @@
+/**
+ * The Network class and extraction: the public objects over the native network.
+ * @internal
+ */
+import { writeVtp } from '@peclet/io';
+import type { NetworkArrays, PoreArrays, ThroatArrays } from './arrays.js';
+import { type NativeNetwork, type NativeNetworkInfo, native } from './native.js';
+import { readDiffusion, readDrainage, readExtract, readStokes } from './options.js';
+import { type NetworkStatistics, type NetworkStatisticsOptions, networkStatistics } from './statistics.js';
+import type {
+  DiffusionOptions,
+  DiffusionResult,
+  DrainageOptions,
+  DrainageResult,
+  ExtractAsyncOptions,
+  ExtractOptions,
+  ExtractProgress,
+  ExtractTimings,
+  InvasionResult,
+  StokesFlowOptions,
+  StokesFlowResult,
+} from './types.js';
+import { type NetworkJSON, networkToJSON, writeStatoil } from './writers.js';
+
+/** m² per millidarcy (1 D = 9.869233e-13 m²). */
+export const MILLIDARCY = 9.869233e-16;
+
+const STAGES = ['distanceTransform', 'smoothing', 'peaks', 'watershed', 'network'] as const;
+
+/**
+ * A pore network extracted from a voxel image: pores (one per watershed region, plus boundary
+ * pores on the faces asked for) and throats (one per pair of touching regions), in SI units.
+ *
+ * The arrays of `pores`, `throats` and `regions` are zero-copy views over native memory: they
+ * are detached (length 0) once the network is released or its module finalized. The solvers
+ * check them on every call, so writing into them cannot crash a solve — it gives a RangeError
+ * naming the array.
+ *
+ * @example
+ * ```ts
+ * const network = extract({ solid, shape: [200, 200, 200], voxelSize: 5.345e-6 }, { boundaries: ['x'] });
+ * network.poreCount; // ≈ 1,500
+ * const { millidarcy } = network.stokesFlow({ axis: 'x' });
+ * network.release();
+ * ```
+ */
+export class Network implements Disposable, NetworkArrays {
+  readonly #native: NativeNetwork;
+  readonly #info: NativeNetworkInfo;
+  #arrays: { pores: PoreArrays; throats: ThroatArrays } | undefined;
+  #releasedByCall = false;
+
+  /** @internal Networks come from {@link extract} and {@link extractAsync}. */
+  constructor(nativeNetwork: NativeNetwork) {
+    this.#native = nativeNetwork;
+    this.#info = nativeNetwork.info;
+  }
+
+  /** Id in the module (`Network#<id>` in errors and the trace). */
+  get id(): number {
+    return this.#native.id;
+  }
+  get released(): boolean {
+    return this.#releasedByCall || this.#native.released;
+  }
+  /** Frees the native network; idempotent. Its arrays are detached. */
+  release(): void {
+    this.#releasedByCall = true;
+    this.#native.release();
+  }
+  [Symbol.dispose](): void {
+    this.release();
+  }
+
+  /** Pores, boundary pores included. */
+  get poreCount(): number {
+    return this.#native.counts[0];
+  }
+  get throatCount(): number {
+    return this.#native.counts[1];
+  }
+  /** The image's `[n0, n1, n2]`. */
+  get shape(): readonly [number, number, number] {
+    return this.#info.shape;
+  }
+  /** m. */
+  get voxelSize(): number {
+    return this.#info.voxelSize;
+  }
+  /** Pore voxels over all voxels: the image's porosity, exactly. */
+  get porosity(): number {
+    return this.#info.porosity;
+  }
+  /** Seconds per extraction stage. */
+  get timings(): ExtractTimings {
+    return this.#info.timings;
+  }
+  /** Peak clusters found by the maximum filter, and how many each trimming step removed. */
+  get peaks(): NativeNetworkInfo['peaks'] {
+    return this.#info.peaks;
+  }
+  /** Pore arrays (zero-copy). */
+  get pores(): PoreArrays {
+    return this.#views().pores;
+  }
+  /** Throat arrays (zero-copy). */
+  get throats(): ThroatArrays {
+    return this.#views().throats;
+  }
+  /** The watershed's region label of every voxel (0 in solid), C order over the image (zero-copy). */
+  get regions(): Int32Array {
+    return this.#native.regions();
+  }
+
+  #views(): { pores: PoreArrays; throats: ThroatArrays } {
+    if (this.#arrays === undefined || this.#native.released) this.#arrays = this.#native.arrays();
+    return this.#arrays;
+  }
+
+  /**
+   * Stokes flow along `axis` with the pressures on the inlet and outlet boundary pores (the
+   * network needs boundary pores on both faces of the axis). Pores in clusters that do not join
+   * both faces are excluded and counted in `solve.excludedPores`.
+   *
+   * @example
+   * ```ts
+   * const flow = network.stokesFlow({ axis: 'x', viscosity: 1e-3 });
+   * flow.millidarcy;
+   * ```
+   */
+  stokesFlow(options: StokesFlowOptions = {}): StokesFlowResult {
+    const result = this.#native.stokesFlow(readStokes(options));
+    return { ...result, millidarcy: result.permeability / MILLIDARCY };
+  }
+
+  /**
+   * Diffusion along `axis` (concentration 1 at the inlet boundary pores, 0 at the outlet):
+   * formation factor F = D_bulk / D_eff and tortuosity F·φ.
+   */
+  diffusion(options: DiffusionOptions = {}): DiffusionResult {
+    return this.#native.diffusion(readDiffusion(options));
+  }
+
+  /**
+   * Drainage by ordinary percolation with access from the inlet face: at each pressure, a throat
+   * or pore whose Washburn entry pressure is reached fills when it joins the inlet through filled
+   * ones — the capillary pressure curve of mercury intrusion porosimetry.
+   *
+   * @example
+   * ```ts
+   * const curve = network.drainage({ contactAngle: 140, surfaceTension: 0.48 });
+   * curve.pressure; curve.saturation;
+   * ```
+   */
+  drainage(options: DrainageOptions = {}): DrainageResult {
+    return this.#native.drainage(readDrainage(options, false));
+  }
+
+  /** Invasion percolation from the inlet face: the invasion sequence, one element at a time. */
+  invasionPercolation(options: Omit<DrainageOptions, 'pressures'> = {}): InvasionResult {
+    return this.#native.invasionPercolation(readDrainage(options, true));
+  }
+
+  /** Pore and throat size distributions and the coordination number distribution. */
+  statistics(options?: NetworkStatisticsOptions): NetworkStatistics {
+    return networkStatistics(this, options);
+  }
+
+  /**
+   * The Statoil files (`<prefix>_node1.dat`, `_node2.dat`, `_link1.dat`, `_link2.dat`) that
+   * OpenPNM and pnflow import, each written atomically.
+   */
+  writeStatoil(dir: string, prefix: string): Promise<void> {
+    return writeStatoil(this, dir, prefix);
+  }
+
+  /** A VTK PolyData file for ParaView: pores as points, throats as lines, with their properties. */
+  writeVtp(path: string): Promise<void> {
+    const { pores, throats } = this;
+    return writeVtp(path, {
+      points: pores.coordinates,
+      lines: throats.conns,
+      pointData: {
+        'pore.volume': pores.volume,
+        'pore.inscribed_diameter': pores.inscribedDiameter,
+        'pore.equivalent_diameter': pores.equivalentDiameter,
+        'pore.surface_area': pores.surfaceArea,
+        'pore.region_label': pores.label,
+        'pore.face': pores.face,
+      },
+      cellData: {
+        'throat.inscribed_diameter': throats.inscribedDiameter,
+        'throat.cross_sectional_area': throats.area,
+        'throat.perimeter': throats.perimeter,
+        'throat.total_length': throats.length,
+      },
+    });
+  }
+
+  /** OpenPNM-style `pore.*` / `throat.*` arrays (plain arrays; `JSON.stringify` works). */
+  toJSON(): NetworkJSON {
+    return networkToJSON(this);
+  }
+}
+
+/**
+ * Extracts the pore network of a voxel image (1 = solid, 0 = pore) by the SNOW recipe
+ * (Gostick 2017): exact distance transform of the pore space, Gaussian smoothing (`sigma`),
+ * peaks of a maximum filter over a ball (`rMax`) without saddle and nearby peaks, marker-based
+ * watershed, then one pore per region and one throat per pair of touching regions.
+ *
+ * Throws a RangeError naming `image.solid` for an image with no pore or no solid voxel or a
+ * value other than 0 and 1, and for any option out of range.
+ *
+ * @example
+ * ```ts
+ * const network = extract({ solid, shape: [200, 200, 200], voxelSize: 5.345e-6 }, { boundaries: ['x'] });
+ * ```
+ */
+export function extract(image: { solid: Uint8Array; shape: readonly number[]; voxelSize: number }, options: ExtractOptions = {}): Network {
+  const settings = readExtract(image, options, false);
+  return new Network(native.extract(settings.solid, settings.native));
+}
+
+/**
+ * {@link extract} off the main thread: `signal` aborts (rejecting with its reason), `onProgress`
+ * reports the stage; release or finalize meanwhile reject with code `PECLET_CANCELLED`.
+ *
+ * @example
+ * ```ts
+ * const network = await extractAsync(image, { boundaries: true, onProgress: (p) => console.log(p.stage) });
+ * ```
+ */
+export async function extractAsync(
+  image: { solid: Uint8Array; shape: readonly number[]; voxelSize: number },
+  options: ExtractAsyncOptions = {},
+): Promise<Network> {
+  const settings = readExtract(image, options, true);
+  const { signal, onProgress, progressInterval } = settings;
+  signal?.throwIfAborted();
+  const started = performance.now();
+  const handle = native.extractAsync(settings.solid, settings.native);
+  const onAbort = () => handle.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let progressError: { error: unknown } | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  if (onProgress !== undefined) {
+    let inCall = false;
+    const report = () => {
+      if (inCall || progressError !== undefined) return;
+      const stageIndex = handle.stage();
+      if (stageIndex < 0) return;
+      inCall = true;
+      try {
+        const progress: ExtractProgress = {
+          stage: STAGES[Math.min(stageIndex, 4)] as ExtractProgress['stage'],
+          stageIndex,
+          stages: 5,
+          elapsedMs: performance.now() - started,
+        };
+        onProgress(progress);
+      } catch (error) {
+        progressError = { error };
+        handle.cancel();
+      } finally {
+        inCall = false;
+      }
+    };
+    timer = setInterval(report, progressInterval);
+    timer.unref?.();
+  }
+  try {
+    const result = await handle.promise;
+    if (progressError !== undefined) {
+      result.release();
+      throw progressError.error;
+    }
+    return new Network(result);
+  } catch (error) {
+    if (progressError !== undefined) throw progressError.error;
+    if (signal?.aborted) throw signal.reason;
+    throw error;
+  } finally {
+    if (timer !== undefined) clearInterval(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,145 @@
+import type { ExtractTimings, SolveReport } from './native.js';
+
+export type { ExtractTimings, SolveReport };
+
+/** An axis of the image: `'x'` is axis 0 (the slowest index), as PoreSpy reads an array. */
+export type Axis = 'x' | 'y' | 'z';
+
+/** Options of {@link extract}. */
+export interface ExtractOptions {
+  /** Standard deviation (voxels) of the Gaussian smoothing of the distance transform; 0: none. Default 0.4. */
+  sigma?: number;
+  /** Radius (voxels) of the ball of the maximum filter that finds peaks. Default 4. */
+  rMax?: number;
+  /**
+   * Boundary pores: `true` on all six faces, a list of axes (`['x']`: both x faces), or `false`
+   * (default). A boundary pore sits on the face, has no volume, and caps each region that
+   * touches the face; flow and drainage need them on the faces of their axis.
+   */
+  boundaries?: boolean | Axis[];
+  /** Threads (0: the module's pool, sized by `cpuBudget()`). */
+  threads?: number;
+}
+
+/** Progress of {@link extractAsync}. */
+export interface ExtractProgress {
+  /** The stage running. */
+  readonly stage: 'distanceTransform' | 'smoothing' | 'peaks' | 'watershed' | 'network';
+  /** 0 to 4. */
+  readonly stageIndex: number;
+  readonly stages: 5;
+  /** Milliseconds since the call. */
+  readonly elapsedMs: number;
+}
+
+/** Options of {@link extractAsync}. */
+export interface ExtractAsyncOptions extends ExtractOptions {
+  /** Aborting rejects with the signal's reason; native work stops within milliseconds. */
+  signal?: AbortSignal;
+  /** Called when a stage starts and every `progressInterval` ms. Throwing cancels the extraction. */
+  onProgress?: (progress: ExtractProgress) => void;
+  /** Milliseconds between progress calls (default 100). */
+  progressInterval?: number;
+}
+
+/** Options of {@link Network.stokesFlow}. */
+export interface StokesFlowOptions {
+  /** Flow from the face where the axis starts to the face where it ends. Default `'x'`. */
+  axis?: Axis;
+  /** Pa·s. Default 1e-3 (water). */
+  viscosity?: number;
+  /**
+   * Conduit conductance: `'hagen-poiseuille'` (circular sections: spheres truncated by
+   * cylinders, as OpenPNM's spheres_and_cylinders; default) or `'shape-factor'` (the throat's
+   * measured shape factor G = A/P², Patzek & Silin 2001).
+   */
+  conductance?: 'hagen-poiseuille' | 'shape-factor';
+  /** Pa on the inlet boundary pores (default 101326). */
+  inletPressure?: number;
+  /** Pa on the outlet boundary pores (default 101325). */
+  outletPressure?: number;
+  /** Relative residual of the conjugate-gradient solve (default 1e-10). */
+  tolerance?: number;
+  /** Iteration cap (default 0: 10 × unknowns + 1000). */
+  maxIterations?: number;
+}
+
+/** What {@link Network.stokesFlow} computed. */
+export interface StokesFlowResult {
+  /** m²: Q μ L / (A ΔP), with L and A the image's extent and section. */
+  readonly permeability: number;
+  /** The same in millidarcy. */
+  readonly millidarcy: number;
+  /** m³/s through the inlet face. */
+  readonly flowRate: number;
+  /** Pa per pore; NaN in excluded (disconnected) pores. */
+  readonly pressure: Float64Array;
+  /** m³/s per throat, positive from `conns[2t]` to `conns[2t + 1]`. */
+  readonly throatFlow: Float64Array;
+  /** m³/(Pa·s) per throat: the pore–throat–pore conduit's conductance. */
+  readonly conductance: Float64Array;
+  /** Iterations, residual and the clusters excluded. */
+  readonly solve: SolveReport;
+}
+
+/** Options of {@link Network.diffusion}. */
+export interface DiffusionOptions {
+  axis?: Axis;
+  tolerance?: number;
+  maxIterations?: number;
+}
+
+/** What {@link Network.diffusion} computed. */
+export interface DiffusionResult {
+  /** D_bulk / D_eff. */
+  readonly formationFactor: number;
+  /** F · φ. */
+  readonly tortuosity: number;
+  /** D_eff / D_bulk. */
+  readonly effectiveDiffusivity: number;
+  /** Per pore, 1 at the inlet and 0 at the outlet; NaN when excluded. */
+  readonly concentration: Float64Array;
+  readonly solve: SolveReport;
+}
+
+/** Options of {@link Network.drainage} and {@link Network.invasionPercolation}. */
+export interface DrainageOptions {
+  /** The non-wetting phase enters from the face where this axis starts. Default `'x'`. */
+  axis?: Axis;
+  /** Entry pressure model: `'washburn'`, Pc = −2σ cos θ / r (the only one). */
+  entry?: 'washburn';
+  /** Degrees, through the wetting phase; above 90. Default 140 (mercury). */
+  contactAngle?: number;
+  /** N/m. Default 0.48 (mercury). */
+  surfaceTension?: number;
+  /** Pa, ascending (drainage only). Default: every distinct entry pressure. */
+  pressures?: Float64Array | number[];
+}
+
+/** The capillary pressure curve of {@link Network.drainage}. */
+export interface DrainageResult {
+  /** Pa, ascending. */
+  readonly pressure: Float64Array;
+  /** Non-wetting saturation (invaded pore volume over pore volume) at each pressure. */
+  readonly saturation: Float64Array;
+  /** Pa per pore: its Washburn entry pressure. */
+  readonly poreEntry: Float64Array;
+  /** Pa per throat. */
+  readonly throatEntry: Float64Array;
+  /** Pa per pore: the lowest pressure applied that fills it (Infinity: never). */
+  readonly poreInvaded: Float64Array;
+  /** Pa per throat. */
+  readonly throatInvaded: Float64Array;
+}
+
+/** The invasion sequence of {@link Network.invasionPercolation}. */
+export interface InvasionResult {
+  /** Per pore, the step that invaded it (−1: never). */
+  readonly poreSequence: Int32Array;
+  /** Per throat, likewise. */
+  readonly throatSequence: Int32Array;
+  /** Per step, the entry pressure of what was invaded (Pa). */
+  readonly pressure: Float64Array;
+  /** Per step, the saturation after it. */
+  readonly saturation: Float64Array;
+}
