@@ -183,6 +183,7 @@ function native(image, threads, repeat) {
         boundaryPores,
         millidarcy: flow.millidarcy,
         iterations: flow.solve?.iterations,
+        peaks: network.peaks,
       };
       if (!best || run.total < best.total) best = run;
     } finally {
@@ -222,8 +223,16 @@ function bench(title, image, repeat) {
   row(['permeability (mD)', fixed(py.millidarcy, 1), fixed(one?.millidarcy, 1), fixed(two?.millidarcy, 1)]);
   console.log(
     `Python peaks: ${py.peaksFound} found, ${py.peaksAfterSaddle} after saddle trimming, ${py.peaks} after ` +
-      `nearby-peak trimming; ${py.pores} interior pores; 'bd': boundary pores on the two x faces\n`,
+      `nearby-peak trimming; ${py.pores} interior pores; 'bd': boundary pores on the two x faces`,
   );
+  const peaks = two?.peaks;
+  if (peaks) {
+    console.log(
+      `native peaks: ${peaks.found} found, ${peaks.saddles} saddle points and ${peaks.nearby} nearby peaks ` +
+        `trimmed; ${two.iterations} conjugate-gradient iterations`,
+    );
+  }
+  console.log('');
   summary.push({ title, speedup: py.total / two?.total, scaling: one?.total / two?.total });
 }
 

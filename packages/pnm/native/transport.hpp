@@ -24,7 +24,9 @@ enum class ConductanceModel {
 };
 
 /// Conduit lengths of every throat: pore 1 part, throat part, pore 2 part (m),
-/// 3 per throat, summing to the throat's centre-to-centre length.
+/// 3 per throat, summing to the throat's centre-to-centre length. A pore's
+/// part is √(R² − r_t²) (0 when r_t ≥ R, and 0 for boundary pores); when the
+/// two exceed 0.99 of the length they shrink in proportion to 0.99 of it.
 std::vector<double> conduitLengths(const Network& network);
 
 /// How a sparse solve went.
@@ -94,7 +96,7 @@ struct DrainageOptions {
 struct DrainageResult {
   std::vector<double> pressure;     ///< the capillary pressures applied (Pa), ascending
   std::vector<double> saturation;   ///< non-wetting saturation (invaded pore volume / pore volume) at each
-  std::vector<double> poreEntry;    ///< per pore, its Washburn entry pressure (Pa)
+  std::vector<double> poreEntry;    ///< per pore, its Washburn entry pressure (Pa); 0 for boundary pores
   std::vector<double> throatEntry;  ///< per throat, its Washburn entry pressure (Pa)
   std::vector<double> poreInvaded;  ///< per pore, the lowest applied pressure that fills it (Inf: never)
   std::vector<double> throatInvaded;///< per throat, likewise
@@ -103,9 +105,11 @@ struct DrainageResult {
 
 /// Ordinary percolation with access: at pressure P an element fills when its
 /// entry pressure is ≤ P and it joins the inlet through filled elements.
-/// Washburn: Pc = −2σ cos θ / r with r the inscribed radius. Throws PnmError
-/// for contactAngle (not in [0, 180] or 90 exactly), surfaceTension (not > 0),
-/// pressures (not finite / not ascending), axis (no boundary pores there).
+/// Washburn: Pc = −2σ cos θ / r with r the inscribed radius. The inlet face's
+/// boundary pores are filled from the start (poreInvaded: the first pressure).
+/// Throws PnmError for contactAngle (not in (90, 180]: the invading phase must
+/// be non-wetting), surfaceTension (not > 0), pressures (not finite and > 0, or
+/// not strictly ascending), axis (no boundary pores there).
 DrainageResult drainage(const Network& network, const DrainageOptions& options);
 
 struct InvasionResult {
@@ -118,6 +122,12 @@ struct InvasionResult {
 
 /// Invasion percolation from face 2·axis: the accessible element with the
 /// lowest entry pressure fills next (a binary heap), until all accessible are filled.
+/// Step 0 fills the inlet face's boundary pores (pressure 0). Each later step
+/// fills one throat next to a filled pore, with the pore behind it if that is
+/// empty; its pressure is max(throat entry, that pore's entry), or the throat's
+/// entry alone when both its pores are filled. Ties go to the lower throat
+/// index. Elements of infinite entry (zero radius) are never filled.
+/// `pressures` is not used.
 InvasionResult invasionPercolation(const Network& network, const DrainageOptions& options);
 
 }  // namespace peclet::pnm

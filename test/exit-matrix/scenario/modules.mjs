@@ -210,6 +210,58 @@ async function flow() {
   };
 }
 
+// A lattice of spherical pores joined by cylinders (n³ voxels, pores every 9 voxels).
+function poreLattice(cells) {
+  const a = 9;
+  const n = cells * a;
+  const solid = new Uint8Array(n * n * n).fill(1);
+  const rel = (x) => {
+    const p = x + 0.5 - a / 2;
+    return p - Math.round(p / a) * a;
+  };
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      for (let k = 0; k < n; k++) {
+        const [x, y, z] = [rel(i), rel(j), rel(k)];
+        const open = x * x + y * y + z * z <= 9 || y * y + z * z <= 2 || x * x + z * z <= 2 || x * x + y * y <= 2;
+        if (open) solid[(i * n + j) * n + k] = 0;
+      }
+  return { solid, shape: [n, n, n], voxelSize: 1e-6 };
+}
+
+async function pnm() {
+  const { extract, extractAsync, finalize } = await import('@peclet/pnm');
+  // Long work: extractions one after another until stopped; short work: one small extraction.
+  return {
+    name: 'pnm',
+    populate({ env }) {
+      const network = extract(poreLattice(3), { boundaries: ['x'] });
+      created('pnm', `Network#${network.id}`, env, 'native');
+      return { network, regions: network.regions, volume: network.pores.volume, conns: network.throats.conns };
+    },
+    async work(state, { long, signal, env }) {
+      const image = poreLattice(long ? 20 : 3);
+      do {
+        const network = await extractAsync(image, { boundaries: ['x'], signal });
+        created('pnm', `Network#${network.id}`, env, 'native');
+        if (!long) return network;
+      } while (!signal?.aborted);
+      signal.throwIfAborted();
+    },
+    works() {
+      const network = extract(poreLattice(2), { boundaries: ['x'] });
+      const ok = network.poreCount === 8 + 8 && network.stokesFlow({ axis: 'x' }).permeability > 0;
+      network.release();
+      return ok;
+    },
+    finalize,
+    stale(state) {
+      const detached = ['regions', 'volume', 'conns'].every((k) => state[k].length === 0);
+      return { detached, error: errorName(() => state.network.stokesFlow()) };
+    },
+  };
+}
+
 /**
  * dem computing on WebGPU: needs `requestGpu` from `@peclet/core/gpu` and
  * dem's `executionSpace: 'webgpu'`. Returns why it cannot run, or null.
@@ -297,6 +349,7 @@ const loaders = {
   voro,
   dem,
   flow,
+  pnm,
   'dem-webgpu': demWebgpu,
 };
 

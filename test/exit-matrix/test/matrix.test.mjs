@@ -1,7 +1,7 @@
 // The exit matrix: every path of the exit contract (rows) on every runtime
 // (columns) — Node 20 (the machine's), Node 22/24/26, Bun and Deno from the
 // npm registry, and Node 20 with every addon built under ASan + UBSan — each
-// run a real child process loading the kernel's test addon, voro, dem and flow
+// run a real child process loading the kernel's test addon, voro, dem, flow and pnm
 // with objects, zero-copy arrays and async native work at script scope.
 // Then module subsets on Node 20, and valgrind memcheck on a few paths.
 // A full run rewrites RESULTS.md.
@@ -27,26 +27,26 @@ import { buildSanitizedAddons, sanitizerEnv } from '../lib/sanitize.mjs';
 import { valgrindArgs, valgrindFindings } from '../lib/valgrind.mjs';
 
 const scenario = join(packageRoot, 'scenario', 'scenario.mjs');
-const modules = ['alpha', 'voro', 'dem', 'flow'];
+const modules = ['alpha', 'voro', 'dem', 'flow', 'pnm'];
 const off = (name) => process.env[name] === '0';
 const runtimeIds = selectedRuntimes();
 const sanitize = !off('PECLET_MATRIX_SANITIZE');
 const valgrind = !off('PECLET_MATRIX_VALGRIND');
 const full = !process.env.PECLET_MATRIX_RUNTIMES && sanitize && valgrind;
 
-// Explicit finalize: every order of the three solvers, with the test addon
-// at each place in turn (6 rows; every order of all four would be 24).
+// Explicit finalize: six orders of the four solvers (each first and last at
+// least once), with the test addon at each place in turn (see finalizeOrders).
 const rows = [...Object.keys(pathDescriptions), ...finalizeOrders(modules).map((o) => `finalize:${o}`)];
 const columns = [...runtimeIds, ...(sanitize ? ['node20-asan'] : [])];
 
 // Module subsets on Node 20: each package alone and in pairs, on the paths
 // where modules interact most (both builds of the test addon are independent modules).
 const subsetPaths = ['exit', 'uncaught', 'handle-signals-sigterm', 'worker-terminate', 'main-exit-while-worker'];
-const subsets = ['alpha', 'voro', 'dem', 'flow', 'alpha,beta', 'voro,dem', 'voro,dem,flow'];
+const subsets = ['alpha', 'voro', 'dem', 'flow', 'pnm', 'alpha,beta', 'voro,dem', 'voro,dem,flow'];
 const subsetFinalize = ['alpha,beta', 'voro,dem', 'voro,dem,flow'];
 
 // valgrind is slow (about 15 s a run): a few paths that cover every kind of end.
-const valgrindPaths = ['natural', 'exit', 'worker-terminate', 'finalize:dem,flow,voro,alpha'];
+const valgrindPaths = ['natural', 'exit', 'worker-terminate', 'finalize:dem,flow,pnm,voro,alpha'];
 
 const timeoutMs = { plain: 20_000, asan: 90_000, valgrind: 300_000 };
 

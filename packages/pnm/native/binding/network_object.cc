@@ -61,6 +61,45 @@ pnm::SolveOptions solveOptions(const Napi::Object& o, const std::atomic<bool>* c
   return s;
 }
 
+// The network's arrays are writable zero-copy views in JS: the solvers
+// trust nothing a user may have written into them.
+void checkNetwork(Napi::Env env, const pnm::Network& k) {
+  const std::size_t pores = k.poreCount();
+  auto finite = [&](const std::vector<double>& v, const char* name) {
+    for (std::size_t i = 0; i < v.size(); i++) {
+      if (!(std::isfinite(v[i]) && v[i] >= 0))
+        peclet::throwArgumentError(env, false, name, std::int64_t(i),
+                                   "element " + std::to_string(i) + " is " + std::to_string(v[i]) +
+                                       ", not a finite non-negative number (the array was written to)");
+    }
+  };
+  finite(k.volume, "network.pores.volume");
+  finite(k.inscribedDiameter, "network.pores.inscribedDiameter");
+  finite(k.throatInscribedDiameter, "network.throats.inscribedDiameter");
+  finite(k.throatArea, "network.throats.area");
+  finite(k.throatPerimeter, "network.throats.perimeter");
+  finite(k.throatLength, "network.throats.length");
+  for (std::size_t i = 0; i < k.coordinates.size(); i++) {
+    if (!std::isfinite(k.coordinates[i]))
+      peclet::throwArgumentError(env, false, "network.pores.coordinates", std::int64_t(i),
+                                 "element " + std::to_string(i) + " is not finite (the array was written to)");
+  }
+  for (std::size_t i = 0; i < k.face.size(); i++) {
+    if (k.face[i] < pnm::kInterior || k.face[i] > 5)
+      peclet::throwArgumentError(env, false, "network.pores.face", std::int64_t(i),
+                                 "element " + std::to_string(i) + " is " + std::to_string(int(k.face[i])) +
+                                     ", not −1 or a face 0–5 (the array was written to)");
+  }
+  for (std::size_t t = 0; t < k.throatCount(); t++) {
+    const std::int64_t a = k.conns[2 * t], b = k.conns[2 * t + 1];
+    if (!(a >= 0 && b >= 0 && std::size_t(a) < pores && std::size_t(b) < pores && a != b))
+      peclet::throwArgumentError(env, false, "network.throats.conns", std::int64_t(2 * t),
+                                 "throat " + std::to_string(t) + " joins " + std::to_string(a) + " and " +
+                                     std::to_string(b) + ", not two distinct pores of " + std::to_string(pores) +
+                                     " (the array was written to)");
+  }
+}
+
 struct Request {
   std::vector<std::uint8_t> solid;
   pnm::ExtractOptions options;
@@ -286,6 +325,7 @@ Napi::Value Network::Info(const Napi::CallbackInfo& info) {
 
 Napi::Value Network::StokesFlow(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  checkNetwork(env, state_->kernel);
   Napi::Object o = objectArgument(info, 0, "options");
   pnm::StokesOptions options;
   options.axis = static_cast<int>(number(o, "axis"));
@@ -314,6 +354,7 @@ Napi::Value Network::StokesFlow(const Napi::CallbackInfo& info) {
 
 Napi::Value Network::Diffusion(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  checkNetwork(env, state_->kernel);
   Napi::Object o = objectArgument(info, 0, "options");
   pnm::DiffusionOptions options;
   options.axis = static_cast<int>(number(o, "axis"));
@@ -350,6 +391,7 @@ pnm::DrainageOptions drainageOptions(Napi::Env env, const Napi::Object& o) {
 
 Napi::Value Network::Drainage(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  checkNetwork(env, state_->kernel);
   pnm::DrainageOptions options = drainageOptions(env, objectArgument(info, 0, "options"));
   pnm::DrainageResult result;
   try {
@@ -369,6 +411,7 @@ Napi::Value Network::Drainage(const Napi::CallbackInfo& info) {
 
 Napi::Value Network::InvasionPercolation(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  checkNetwork(env, state_->kernel);
   pnm::DrainageOptions options = drainageOptions(env, objectArgument(info, 0, "options"));
   pnm::InvasionResult result;
   try {
