@@ -95,7 +95,8 @@ TEST(a_lattice_of_spheres_gives_one_pore_per_sphere_and_one_throat_per_cylinder)
               report.peaksFound, report.saddlesTrimmed, report.nearbyTrimmed);
   CHECK(net.poreCount() == 27);
   CHECK(net.throatCount() == 54);
-  std::printf("  pore d %g throat d %g area %g\n", net.inscribedDiameter[13] / 1e-6, net.throatInscribedDiameter[0] / 1e-6, net.throatArea[0] / 1e-12);
+  std::printf("  pore d %g throat d %g area %g\n", net.inscribedDiameter[13] / 1e-6,
+              net.throatInscribedDiameter[0] / 1e-6, net.throatArea[0] / 1e-12);
   for (std::size_t p = 0; p < net.poreCount(); p++) CHECK(std::fabs(net.inscribedDiameter[p] / 1e-6 - 14.0) <= 1.0);
   for (std::size_t t = 0; t < net.throatCount(); t++) {
     CHECK(std::fabs(net.throatInscribedDiameter[t] / 1e-6 - 6.0) <= 1.0);

@@ -433,7 +433,8 @@ std::vector<bool> trimNearby(const float* s, const Offsets& o, const std::vector
           for (std::size_t other : it->second) {
             if (other == c) continue;
             double d2 = 0;
-            for (int x = 0; x < 3; x++) d2 += double(centres[other][x] - centres[c][x]) * (centres[other][x] - centres[c][x]);
+            for (int x = 0; x < 3; x++)
+              d2 += double(centres[other][x] - centres[c][x]) * (centres[other][x] - centres[c][x]);
             const double dist = std::sqrt(d2);
             if (dist < best || (dist == best && other < nearest)) {
               best = dist;

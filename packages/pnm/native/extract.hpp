@@ -19,14 +19,14 @@ namespace peclet::pnm {
 
 struct ExtractOptions {
   std::array<std::size_t, 3> shape{};
-  double voxelSize = 1;                 ///< m
-  double sigma = 0.4;                   ///< Gaussian smoothing of the distance (voxels); 0: none
-  int rMax = 4;                         ///< radius of the maximum filter's ball (voxels)
-  std::array<bool, 6> boundaries{};     ///< boundary pores on these faces (see network.hpp)
-  ParallelFor parallelFor;              ///< empty: serial
-  unsigned workers = 1;                 ///< per-worker scratch slots parallelFor may use
+  double voxelSize = 1;              ///< m
+  double sigma = 0.4;                ///< Gaussian smoothing of the distance (voxels); 0: none
+  int rMax = 4;                      ///< radius of the maximum filter's ball (voxels)
+  std::array<bool, 6> boundaries{};  ///< boundary pores on these faces (see network.hpp)
+  ParallelFor parallelFor;           ///< empty: serial
+  unsigned workers = 1;              ///< per-worker scratch slots parallelFor may use
   const std::atomic<bool>* cancel = nullptr;
-  std::atomic<int>* stage = nullptr;    ///< set to the stage running (0..4), for progress
+  std::atomic<int>* stage = nullptr;  ///< set to the stage running (0..4), for progress
 };
 
 /// Seconds per stage and what the peak filters did.

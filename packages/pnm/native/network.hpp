@@ -39,11 +39,11 @@ struct Network {
   std::vector<std::int8_t> face;           ///< kInterior, or the face of a boundary pore
 
   // Throats (M): a throat joins two pores whose regions touch (6-connected).
-  std::vector<std::int32_t> conns;               ///< 2 per throat, conns[2t] < conns[2t + 1]
-  std::vector<double> throatInscribedDiameter;   ///< m: 2 × largest distance to solid on the contact face
-  std::vector<double> throatArea;                ///< m²: the contact face
-  std::vector<double> throatPerimeter;           ///< m: where the contact face meets solid
-  std::vector<double> throatLength;              ///< m: centre to centre
+  std::vector<std::int32_t> conns;              ///< 2 per throat, conns[2t] < conns[2t + 1]
+  std::vector<double> throatInscribedDiameter;  ///< m: 2 × largest distance to solid on the contact face
+  std::vector<double> throatArea;               ///< m²: the contact face
+  std::vector<double> throatPerimeter;          ///< m: where the contact face meets solid
+  std::vector<double> throatLength;             ///< m: centre to centre
 
   /// Region label per voxel (0 in solid), C order over `shape`.
   std::vector<std::int32_t> regions;

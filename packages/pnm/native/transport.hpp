@@ -42,26 +42,26 @@ struct SolveReport {
 };
 
 struct SolveOptions {
-  double tolerance = 1e-10;                     ///< relative residual
-  std::size_t maxIterations = 0;                ///< 0: 10 × unknowns + 1000
-  const std::atomic<bool>* cancel = nullptr;    ///< polled between iterations
+  double tolerance = 1e-10;                   ///< relative residual
+  std::size_t maxIterations = 0;              ///< 0: 10 × unknowns + 1000
+  const std::atomic<bool>* cancel = nullptr;  ///< polled between iterations
 };
 
 struct StokesOptions {
-  int axis = 0;                                  ///< flow from face 2·axis to face 2·axis + 1
-  double viscosity = 1e-3;                       ///< Pa·s
+  int axis = 0;             ///< flow from face 2·axis to face 2·axis + 1
+  double viscosity = 1e-3;  ///< Pa·s
   ConductanceModel model = ConductanceModel::HagenPoiseuille;
-  double inletPressure = 101325 + 1;             ///< Pa, on the boundary pores of face 2·axis
-  double outletPressure = 101325;                ///< Pa, on the boundary pores of face 2·axis + 1
+  double inletPressure = 101325 + 1;  ///< Pa, on the boundary pores of face 2·axis
+  double outletPressure = 101325;     ///< Pa, on the boundary pores of face 2·axis + 1
   SolveOptions solve;
 };
 
 struct StokesResult {
-  std::vector<double> pressure;    ///< per pore (Pa); NaN for excluded pores
-  std::vector<double> throatFlow;  ///< per throat (m³/s), positive from conns[2t] to conns[2t + 1]; 0 if excluded
-  std::vector<double> conductance; ///< per throat, the conduit's hydraulic conductance (m³/(Pa·s))
-  double flowRate = 0;             ///< m³/s leaving the inlet face
-  double permeability = 0;         ///< m²: Q μ L / (A ΔP) with L, A the box's extent and section
+  std::vector<double> pressure;     ///< per pore (Pa); NaN for excluded pores
+  std::vector<double> throatFlow;   ///< per throat (m³/s), positive from conns[2t] to conns[2t + 1]; 0 if excluded
+  std::vector<double> conductance;  ///< per throat, the conduit's hydraulic conductance (m³/(Pa·s))
+  double flowRate = 0;              ///< m³/s leaving the inlet face
+  double permeability = 0;          ///< m²: Q μ L / (A ΔP) with L, A the box's extent and section
   SolveReport solve;
 };
 
@@ -86,20 +86,20 @@ struct DiffusionResult {
 DiffusionResult diffusion(const Network& network, const DiffusionOptions& options);
 
 struct DrainageOptions {
-  int axis = 0;                      ///< the non-wetting phase enters from face 2·axis
-  double contactAngle = 140;         ///< degrees, measured through the wetting phase... as OpenPNM: 140 for mercury
-  double surfaceTension = 0.48;      ///< N/m
-  std::vector<double> pressures;     ///< Pa, ascending; empty: every distinct entry pressure
+  int axis = 0;                   ///< the non-wetting phase enters from face 2·axis
+  double contactAngle = 140;      ///< degrees, measured through the wetting phase... as OpenPNM: 140 for mercury
+  double surfaceTension = 0.48;   ///< N/m
+  std::vector<double> pressures;  ///< Pa, ascending; empty: every distinct entry pressure
   const std::atomic<bool>* cancel = nullptr;
 };
 
 struct DrainageResult {
-  std::vector<double> pressure;     ///< the capillary pressures applied (Pa), ascending
-  std::vector<double> saturation;   ///< non-wetting saturation (invaded pore volume / pore volume) at each
-  std::vector<double> poreEntry;    ///< per pore, its Washburn entry pressure (Pa); 0 for boundary pores
-  std::vector<double> throatEntry;  ///< per throat, its Washburn entry pressure (Pa)
-  std::vector<double> poreInvaded;  ///< per pore, the lowest applied pressure that fills it (Inf: never)
-  std::vector<double> throatInvaded;///< per throat, likewise
+  std::vector<double> pressure;       ///< the capillary pressures applied (Pa), ascending
+  std::vector<double> saturation;     ///< non-wetting saturation (invaded pore volume / pore volume) at each
+  std::vector<double> poreEntry;      ///< per pore, its Washburn entry pressure (Pa); 0 for boundary pores
+  std::vector<double> throatEntry;    ///< per throat, its Washburn entry pressure (Pa)
+  std::vector<double> poreInvaded;    ///< per pore, the lowest applied pressure that fills it (Inf: never)
+  std::vector<double> throatInvaded;  ///< per throat, likewise
   bool cancelled = false;
 };
 

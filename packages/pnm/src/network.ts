@@ -217,7 +217,10 @@ export class Network implements Disposable, NetworkArrays {
  * const network = extract({ solid, shape: [200, 200, 200], voxelSize: 5.345e-6 }, { boundaries: ['x'] });
  * ```
  */
-export function extract(image: { solid: Uint8Array; shape: readonly number[]; voxelSize: number }, options: ExtractOptions = {}): Network {
+export function extract(
+  image: { solid: Uint8Array; shape: readonly number[]; voxelSize: number },
+  options: ExtractOptions = {},
+): Network {
   const settings = readExtract(image, options, false);
   return new Network(native.extract(settings.solid, settings.native));
 }

@@ -65,13 +65,16 @@ export function readExtract(image: unknown, options: unknown, async: boolean): E
   if (!(solid instanceof Uint8Array)) {
     fail('type', 'image.solid', 'must be a Uint8Array (1 = solid, 0 = pore)');
   }
-  if (isDetached(solid)) fail('type', 'image.solid', 'is a detached Uint8Array (its memory was released or transferred)');
+  if (isDetached(solid))
+    fail('type', 'image.solid', 'is a detached Uint8Array (its memory was released or transferred)');
   if (!Array.isArray(im.shape) && !ArrayBuffer.isView(im.shape)) fail('type', 'image.shape', 'must be [n0, n1, n2]');
   const list = im.shape as ArrayLike<unknown>;
   if (list.length !== 3) fail('type', 'image.shape', `must have 3 extents, got ${list.length}`);
-  const shape = [0, 1, 2].map((i) =>
-    readInteger(list[i], `image.shape[${i}]`, { min: 1, max: MAX_VOXELS }),
-  ) as [number, number, number];
+  const shape = [0, 1, 2].map((i) => readInteger(list[i], `image.shape[${i}]`, { min: 1, max: MAX_VOXELS })) as [
+    number,
+    number,
+    number,
+  ];
   const voxels = shape[0] * shape[1] * shape[2];
   if (voxels > MAX_VOXELS) fail('range', 'image.shape', `has ${voxels} voxels; extraction handles at most 2^40`);
   if (solid.length !== voxels) {
@@ -170,7 +173,8 @@ export function readDrainage(value: unknown, invasion: boolean): NativeDrainageO
     if (pressures.length === 0) fail('range', 'pressures', 'is empty; leave it out to use every entry pressure');
     for (let i = 0; i < pressures.length; i++) {
       const p = pressures[i] as number;
-      if (!(Number.isFinite(p) && p > 0)) fail('range', 'pressures', `element ${i} is ${p}, not a positive finite pressure`, i);
+      if (!(Number.isFinite(p) && p > 0))
+        fail('range', 'pressures', `element ${i} is ${p}, not a positive finite pressure`, i);
       if (i > 0 && !(p > (pressures[i - 1] as number))) {
         fail('range', 'pressures', `element ${i} (${p}) does not exceed the one before: pressures must ascend`, i);
       }

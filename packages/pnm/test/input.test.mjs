@@ -62,7 +62,10 @@ describe('bad input', () => {
     const network = extract(tube, { boundaries: ['x'] });
     assert.throws(() => network.stokesFlow({ viscosity: Number.NaN }), named(RangeError, 'viscosity'));
     assert.throws(() => network.stokesFlow({ viscosity: 0 }), named(RangeError, 'viscosity'));
-    assert.throws(() => network.stokesFlow({ inletPressure: 5, outletPressure: 5 }), named(RangeError, 'inletPressure'));
+    assert.throws(
+      () => network.stokesFlow({ inletPressure: 5, outletPressure: 5 }),
+      named(RangeError, 'inletPressure'),
+    );
     assert.throws(() => network.stokesFlow({ tolerance: 2 }), named(RangeError, 'tolerance'));
     assert.throws(() => network.stokesFlow({ conductance: 'magic' }), named(TypeError, 'conductance'));
     assert.throws(() => network.drainage({ contactAngle: Number.NaN }), named(RangeError, 'contactAngle'));
@@ -118,7 +121,11 @@ describe('lifecycle', () => {
     const im = sphereLattice({ cells: 3 });
     const sync = extract(im, { boundaries: ['x'] });
     const stages = new Set();
-    const network = await extractAsync(im, { boundaries: ['x'], onProgress: (p) => stages.add(p.stage), progressInterval: 1 });
+    const network = await extractAsync(im, {
+      boundaries: ['x'],
+      onProgress: (p) => stages.add(p.stage),
+      progressInterval: 1,
+    });
     assert.equal(network.poreCount, sync.poreCount);
     assert.deepEqual([...network.throats.conns], [...sync.throats.conns]);
     assert.ok(stages.size >= 1);

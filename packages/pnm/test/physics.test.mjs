@@ -31,18 +31,29 @@ describe('a lattice of spheres joined by cylinders', () => {
     for (let p = 0; p < network.poreCount; p++) {
       if (pores.face[p] >= 0) continue;
       assert.ok(Math.abs(pores.inscribedDiameter[p] / h - 14) <= 1, `pore ${p}: ${pores.inscribedDiameter[p] / h}`);
-      assert.ok(Math.abs(pores.volume[p] / h ** 3 / cell - 1) < 0.05, `pore ${p}: ${pores.volume[p] / h ** 3} vs ${cell}`);
+      assert.ok(
+        Math.abs(pores.volume[p] / h ** 3 / cell - 1) < 0.05,
+        `pore ${p}: ${pores.volume[p] / h ** 3} vs ${cell}`,
+      );
     }
     for (let t = 0; t < network.throatCount; t++) {
       const [a, b] = [throats.conns[2 * t], throats.conns[2 * t + 1]];
-      assert.ok(Math.abs(throats.inscribedDiameter[t] / h - 6) <= 1, `throat ${t}: ${throats.inscribedDiameter[t] / h}`);
+      assert.ok(
+        Math.abs(throats.inscribedDiameter[t] / h - 6) <= 1,
+        `throat ${t}: ${throats.inscribedDiameter[t] / h}`,
+      );
       if (pores.face[a] < 0 && pores.face[b] < 0) assert.ok(Math.abs(throats.length[t] / h - 21) < 1e-9);
-      assert.ok(Math.abs(throats.area[t] / h ** 2 - Math.PI * 9) / (Math.PI * 9) < 0.1, `area ${throats.area[t] / h ** 2}`);
+      assert.ok(
+        Math.abs(throats.area[t] / h ** 2 - Math.PI * 9) / (Math.PI * 9) < 0.1,
+        `area ${throats.area[t] / h ** 2}`,
+      );
     }
     // conduit lengths add up to the throat's length
     const c = network.throats.conduitLengths;
     for (let t = 0; t < network.throatCount; t++) {
-      assert.ok(Math.abs(c[3 * t] + c[3 * t + 1] + c[3 * t + 2] - throats.length[t]) < 1e-12 * throats.length[t] + 1e-18);
+      assert.ok(
+        Math.abs(c[3 * t] + c[3 * t + 1] + c[3 * t + 2] - throats.length[t]) < 1e-12 * throats.length[t] + 1e-18,
+      );
     }
   });
 
@@ -105,9 +116,7 @@ describe('drainage', () => {
     assert.equal(tubesOf.length, radii.length);
     const volume = tubesOf.reduce((s, p) => s + pores.volume[p], 0);
     // each tube's entry pressure is the Washburn pressure of its inscribed radius
-    const steps = tubesOf
-      .map((p) => ({ p, pc: entry(pores.inscribedDiameter[p] / 2) }))
-      .sort((x, y) => x.pc - y.pc);
+    const steps = tubesOf.map((p) => ({ p, pc: entry(pores.inscribedDiameter[p] / 2) })).sort((x, y) => x.pc - y.pc);
     const pressures = steps.flatMap(({ pc }) => [pc * (1 - 1e-9), pc * (1 + 1e-9)]);
     const curve = network.drainage({ contactAngle: theta, surfaceTension: sigma, pressures });
     let filled = 0;
@@ -131,7 +140,8 @@ describe('drainage', () => {
       assert.ok(curve.poreInvaded[p] > own);
       let lowest = Number.POSITIVE_INFINITY;
       for (let t = 0; t < network.throatCount; t++) {
-        if (throats.conns[2 * t] === p || throats.conns[2 * t + 1] === p) lowest = Math.min(lowest, curve.throatInvaded[t]);
+        if (throats.conns[2 * t] === p || throats.conns[2 * t + 1] === p)
+          lowest = Math.min(lowest, curve.throatInvaded[t]);
       }
       assert.equal(curve.poreInvaded[p], lowest);
     }

@@ -239,7 +239,7 @@ async function pnm() {
       created('pnm', `Network#${network.id}`, env, 'native');
       return { network, regions: network.regions, volume: network.pores.volume, conns: network.throats.conns };
     },
-    async work(state, { long, signal, env }) {
+    async work(_state, { long, signal, env }) {
       const image = poreLattice(long ? 20 : 3);
       do {
         const network = await extractAsync(image, { boundaries: ['x'], signal });

@@ -175,7 +175,8 @@ class ExtractWork : public peclet::TrackedWork {
  protected:
   void Run() override {
     try {
-      runExtraction(*state_, request_, flag_, [this] { return cancelled(); }, stage_.get());
+      runExtraction(
+          *state_, request_, flag_, [this] { return cancelled(); }, stage_.get());
     } catch (const pnm::PnmError& e) {
       error_ = std::make_unique<pnm::PnmError>(e);
     } catch (const pnm::Cancelled&) {
