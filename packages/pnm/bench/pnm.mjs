@@ -9,12 +9,16 @@
 // scaling from 1 to 2 threads (target ≥ 1.7×) and the pore and throat counts of both pipelines.
 // Then (3) native only, a 1000³ image of overlapping spheres extracted in a child process (the
 // image is generated there), whose peak resident set (VmHWM) gives the bytes per voxel (target
-// ≤ 16); Python would take hours on it. Usage:
+// ≤ 16); Python would take hours on it. It is skipped, with a note, when MemAvailable is short of
+// 16 bytes per voxel. Usage:
 //   pnpm --filter @peclet/pnm bench [-- --skip-1000] [-- --size 600] [-- --runs 3]
 // Flags:
 //   --skip-1000     skip case (3)
 //   --size N        the edge of case (3) (default 1000)
 //   --runs N        native runs per thread count on Berea, the best kept (default 3; 1 on 400³)
+//   --peak-mask M   the Python peaks' mask: 'pore' (default: maxima in the pore, solid raised by 2)
+//                   or 'smoothed' (smoothed dt > 0 taken as the pore, as PoreSpy's find_peaks does
+//                   with the smoothed map)
 //   --child-1000    (internal) the child process of case (3): prints one JSON line
 // Python is /usr/bin/python3 with Debian's python3-scipy, python3-skimage and python3-numpy,
 // installed when missing by scripts/system-deps.sh. Without a built addon (pnpm --filter
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     'skip-1000': { type: 'boolean', default: false },
     size: { type: 'string', default: '1000' },
     runs: { type: 'string', default: '3' },
+    'peak-mask': { type: 'string', default: 'pore' },
     'child-1000': { type: 'boolean', default: false },
   },
 });
@@ -149,6 +154,8 @@ function python(image) {
         String(options.rMax),
         '--axis',
         '0',
+        '--peak-mask',
+        values['peak-mask'],
       ],
       { encoding: 'utf8', maxBuffer: 1 << 26 },
     );
@@ -251,39 +258,51 @@ if (!pnm.error) {
   console.log('');
 }
 
+const bigVoxels = bigSize ** 3;
+const available = Number(/MemAvailable:\s+(\d+)\s+kB/.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0) * 1024;
+const needed = 16 * bigVoxels + 2 ** 29; // the target, and Node
+const bigTitle = `(3) overlapping spheres ${bigSize}³`;
 if (values['skip-1000']) {
-  console.log(`(3) overlapping spheres ${bigSize}³: skipped (--skip-1000)`);
+  console.log(`${bigTitle}: skipped (--skip-1000)`);
 } else if (pnm.error) {
-  console.log(`(3) overlapping spheres ${bigSize}³: skipped (no native addon)`);
-} else {
+  console.log(`${bigTitle}: skipped (no native addon)`);
+} else if (available < needed) {
+  const fits = Math.floor(Math.cbrt((available - 2 ** 29) / 16));
   console.log(
-    `(3) overlapping spheres ${bigSize}³, native extract() on 2 threads in a child process (Python would take ` +
-      'hours here: not run)',
+    `${bigTitle}: skipped — ${fixed(needed / 2 ** 30, 1)} GiB wanted (16 bytes/voxel and Node), ` +
+      `${fixed(available / 2 ** 30, 1)} GiB available; try --size ${fits}`,
   );
+} else {
+  console.log(`${bigTitle}, native extract() on 2 threads in a child process (Python not run: hours at this size)`);
   const child = spawnSync(process.execPath, [thisScript, '--child-1000', '--size', String(bigSize)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 24,
   });
-  if (child.status !== 0)
+  if (child.signal === 'SIGKILL') {
+    console.log(
+      `killed (SIGKILL): out of memory, most likely — more than the ${fixed(available / 2 ** 30, 1)} GiB ` +
+        `available, ${fixed(available / bigVoxels)} bytes/voxel (target ≤ 16: NOT met)`,
+    );
+  } else if (child.status !== 0) {
     throw new Error(`the ${bigSize}³ child failed (status ${child.status}, signal ${child.signal})`);
-  const big = JSON.parse(child.stdout.trim().split('\n').at(-1));
-  const voxels = bigSize ** 3;
-  const perVoxel = big.after / voxels;
+  } else {
+    reportBig(JSON.parse(child.stdout.trim().split('\n').at(-1)));
+  }
+}
+pnm.finalize?.();
+
+function reportBig(big) {
+  const perVoxel = big.after / bigVoxels;
   console.log(
     `generated in ${fixed(big.generate, 1)} s (porosity ${fixed(big.porosity, 3)}); extracted in ` +
       `${fixed(big.seconds, 1)} s: ${big.pores} pores, ${big.throats} throats`,
   );
-  console.log(
-    `stages (s): ${stages
-      .slice(0, 5)
-      .map((s) => `${stageNames[s]} ${fixed(big.timings?.[s])}`)
-      .join(', ')}`,
-  );
+  const times = stages.slice(0, 5).map((s) => `${stageNames[s]} ${fixed(big.timings?.[s])}`);
+  console.log(`stages (s): ${times.join(', ')}`);
   console.log(
     `peak resident set ${fixed(big.after / 2 ** 30)} GiB = ${fixed(perVoxel)} bytes/voxel, image (1 byte/voxel) ` +
       `and Node included (target ≤ 16: ${verdict(-perVoxel, -16)}); the extraction's own rise over the ` +
-      `${fixed(big.before / 2 ** 30)} GiB before it: ${fixed((big.after - big.before) / voxels)} bytes/voxel`,
+      `${fixed(big.before / 2 ** 30)} GiB before it: ${fixed((big.after - big.before) / bigVoxels)} bytes/voxel`,
   );
 }
-pnm.finalize?.();

@@ -10,7 +10,10 @@ be installed here), with the libraries a PoreSpy user would have:
 
   distance transform  scipy.ndimage.distance_transform_edt of the pore space
   smoothing           scipy.ndimage.gaussian_filter of that distance map (sigma 0.4)
-  peaks               dt == maximum_filter(dt + 2·solid, footprint=ball(r_max = 4)), in the pore;
+  peaks               dt == maximum_filter(dt + 2·solid, footprint=ball(r_max = 4)), in the pore
+                      (--peak-mask smoothed: "pore" and "solid" taken as smoothed dt > 0 and
+                      its complement instead, as PoreSpy's find_peaks does when handed the
+                      smoothed map: a few solid voxels beside the pore then count as pore);
                       trim_saddle_points: each peak (a 26-connected plateau) is grown by 3×3×3
                       dilations over voxels of its own value, up to 20 iterations: a higher pore
                       voxel next to it makes it a saddle or ridge point and it is dropped, a
@@ -33,7 +36,7 @@ be installed here), with the libraries a PoreSpy user would have:
 
 Usage:
   /usr/bin/python3 snow_reference.py IMAGE.raw --shape N0 N1 N2 [--voxel-size 1e-6]
-      [--sigma 0.4] [--r-max 4] [--axis 0] [--viscosity 1e-3]
+      [--sigma 0.4] [--r-max 4] [--axis 0] [--viscosity 1e-3] [--peak-mask pore|smoothed]
 
 IMAGE.raw is uint8, 1 = solid, 0 = pore, C order over the shape (axis 0 is x). Progress goes to
 stderr; the last line on stdout is one JSON object: per-stage seconds (times), pore and throat
@@ -72,8 +75,9 @@ def padded(slices, shape, pad):
 
 
 def find_peaks(dt, pore, r_max):
-    """Voxels equal to the maximum of the distance map over a ball of radius r_max around them;
-    solid counts as 2 higher so that no peak lies within r_max of a thin (dt < 2) spot's solid."""
+    """Voxels of `pore` equal to the maximum of the distance map over a ball of radius r_max around
+    them, the voxels outside `pore` raised by 2 (so that no peak of a thin spot, dt < 2, lies within
+    r_max of them)."""
     mx = ndi.maximum_filter(dt + 2.0 * (~pore), footprint=ball(r_max))
     return (dt == mx) & pore
 
@@ -266,6 +270,7 @@ def main():
     parser.add_argument('--r-max', type=int, default=4)
     parser.add_argument('--axis', type=int, default=0)
     parser.add_argument('--viscosity', type=float, default=1e-3)
+    parser.add_argument('--peak-mask', choices=['pore', 'smoothed'], default='pore')
     args = parser.parse_args()
 
     solid = np.fromfile(args.image, dtype=np.uint8).reshape(args.shape)
@@ -284,7 +289,7 @@ def main():
     log(f'smoothing {times["smoothing"]:.2f} s')
 
     start = time.perf_counter()
-    peaks = find_peaks(smooth, pore, args.r_max)
+    peaks = find_peaks(smooth, pore if args.peak_mask == 'pore' else smooth > 0, args.r_max)
     counts['peaksFound'] = int(ndi.label(peaks, structure=CUBE)[1])
     peaks = trim_saddle_points(peaks, smooth, pore)
     counts['peaksAfterSaddle'] = int(ndi.label(peaks, structure=CUBE)[1])

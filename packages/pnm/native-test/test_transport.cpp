@@ -216,7 +216,7 @@ TEST(series_conduits_add_resistances) {
   for (int t = 0; t < 3; t++) {
     const double lt = lengths[t] - pores[t][0].L - pores[t][1].L, r = throatRadius[t];
     hydraulic += 8 * mu * lt / (kPi * std::pow(r, 4));
-    diffusive += lt / (kPi * r * r);
+    diffusive += lt / (t == 1 ? prismArea : kPi * r * r);  // Fick through the measured section
     if (t == 1) {
       shape += mu * lt / (0.5623 * prismG * prismArea * prismArea);
     } else {
@@ -235,11 +235,21 @@ TEST(series_conduits_add_resistances) {
 
   StokesOptions o;
   o.viscosity = mu;
+  o.entrance = false;
   const StokesResult flow = stokesFlow(b.net, o);
   REPORT("series: Q = %.17g, expected %.17g", flow.flowRate, 1 / hydraulic);
   CHECK_NEAR(flow.flowRate, 1 / hydraulic, 1e-9 / hydraulic);
   o.model = ConductanceModel::ShapeFactor;
   CHECK_NEAR(stokesFlow(b.net, o).flowRate, 1 / shape, 1e-9 / shape);
+  // Sampson's entrance term: 3μ/(2r³) at every throat end that opens into a wider pore.
+  double sampson = 0;
+  for (int t = 0; t < 3; t++)
+    for (const Part& part : pores[t])
+      if (part.L > 0) sampson += 1.5 * mu / std::pow(throatRadius[t], 3);
+  o.model = ConductanceModel::HagenPoiseuille;
+  o.entrance = true;
+  CHECK(sampson > 0);
+  CHECK_NEAR(stokesFlow(b.net, o).flowRate, 1 / (hydraulic + sampson), 1e-9 / hydraulic);
 
   const DiffusionResult d = diffusion(b.net, {});
   const double area = 4 * 10 * um * 10 * um, length = 40 * um;

@@ -28,7 +28,8 @@
 //   pore, Hagen–Poiseuille     1/g_i = (8μ/π) ∫₀^{L_i} dx / (R² − x²)²
 //                                    = (8μ/π) (u/(1 − u²) + atanh u) / (2R³), u = L_i/R
 //   pore, shape factor         1/g_i = 8 μ L_i / (π R⁴) (a circle of the pore's radius)
-//   diffusion (D = 1)          1/g = L_t / (π r_t²) + Σ_i atanh(L_i/R_i) / (π R_i)
+//   diffusion (D = 1)          1/g = L_t / A_t + Σ_i atanh(L_i/R_i) / (π R_i), A_t the throat's
+//                              measured area (π r_t² without one)
 // and 1/g = 1/g_1 + 1/g_t + 1/g_2. A throat of zero radius (shape factor: zero
 // area) has g = 0. A throat part of zero length (a zero-length throat) is
 // floored at 1e-3 voxels; a conduit whose resistance is still 0 or not finite
@@ -193,8 +194,12 @@ double shapeCoefficient(double G) {
 
 enum class Physics { HagenPoiseuille, ShapeFactor, Diffusion };
 
-/// Conductance of every throat's conduit.
-std::vector<double> conductances(const Network& n, Physics physics, double viscosity) {
+/// Conductance of every throat's conduit. `entrance`: each end of the throat
+/// that opens into a pore wider than itself adds Sampson's resistance of a
+/// circular opening, 3μ/(2r³) per side (Weissberg 1962, Phys. Fluids 5:1033:
+/// a tube of length L between two half-spaces has μ(8L/(πr⁴) + 3/r³)), with r
+/// the throat's radius (its area's, for the shape-factor model).
+std::vector<double> conductances(const Network& n, Physics physics, double viscosity, bool entrance = false) {
   const std::size_t throats = n.throatCount();
   const double minThroat = std::isfinite(n.voxelSize) && n.voxelSize > 0 ? kMinThroatVoxels * n.voxelSize : 0.0;
   std::vector<double> g(throats, 0.0);
@@ -228,6 +233,11 @@ std::vector<double> conductances(const Network& n, Physics physics, double visco
           break;
       }
     }
+    if (entrance && physics != Physics::Diffusion) {
+      const double re = physics == Physics::ShapeFactor ? std::sqrt(area / kPi) : rt;
+      for (int i = 0; i < 2; i++)
+        if (parts[i] > 0) resistance += 1.5 * viscosity / (re * re * re);
+    }
     switch (physics) {
       case Physics::HagenPoiseuille:
         resistance += 8.0 * viscosity * lt / (kPi * rt * rt * rt * rt);
@@ -239,9 +249,12 @@ std::vector<double> conductances(const Network& n, Physics physics, double visco
         resistance += viscosity * lt / (shapeCoefficient(G) * G * area * area);
         break;
       }
-      case Physics::Diffusion:
-        resistance += lt / (kPi * rt * rt);
+      case Physics::Diffusion: {
+        // Fick through the throat's measured section (a cylinder of its radius without one).
+        const double a = std::isfinite(n.throatArea[t]) && n.throatArea[t] > 0 ? n.throatArea[t] : kPi * rt * rt;
+        resistance += lt / a;
         break;
+      }
     }
     const double conductance = 1.0 / resistance;
     if (resistance > 0 && std::isfinite(conductance)) g[t] = conductance;
@@ -663,7 +676,7 @@ StokesResult stokesFlow(const Network& network, const StokesOptions& options) {
 
   StokesResult result;
   result.conductance =
-      conductances(network, shape ? Physics::ShapeFactor : Physics::HagenPoiseuille, options.viscosity);
+      conductances(network, shape ? Physics::ShapeFactor : Physics::HagenPoiseuille, options.viscosity, options.entrance);
   const Potential potential = solvePotential(network, result.conductance, options.axis, options.solve);
   result.solve = potential.report;
   const std::size_t pores = network.poreCount();

@@ -51,6 +51,8 @@ struct StokesOptions {
   int axis = 0;             ///< flow from face 2·axis to face 2·axis + 1
   double viscosity = 1e-3;  ///< Pa·s
   ConductanceModel model = ConductanceModel::HagenPoiseuille;
+  /// Sampson's entrance resistance where a throat opens into a wider pore (see conductances()).
+  bool entrance = true;
   double inletPressure = 101325 + 1;  ///< Pa, on the boundary pores of face 2·axis
   double outletPressure = 101325;     ///< Pa, on the boundary pores of face 2·axis + 1
   SolveOptions solve;

@@ -65,7 +65,13 @@ export interface NativeNetwork {
   regions(): Int32Array;
   readonly info: NativeNetworkInfo;
   stokesFlow(
-    options: NativeSolveOptions & { viscosity: number; model: string; inletPressure: number; outletPressure: number },
+    options: NativeSolveOptions & {
+      viscosity: number;
+      model: string;
+      entrance: boolean;
+      inletPressure: number;
+      outletPressure: number;
+    },
   ): {
     permeability: number;
     flowRate: number;

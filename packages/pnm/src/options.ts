@@ -7,6 +7,7 @@
 import {
   fail,
   isDetached,
+  readBoolean,
   readEnum,
   readFloat64Array,
   readFunction,
@@ -127,7 +128,7 @@ export function readStokes(value: unknown) {
   const o = readOptions(
     value,
     'options',
-    [...SOLVE_KEYS, 'viscosity', 'conductance', 'inletPressure', 'outletPressure'] as const,
+    [...SOLVE_KEYS, 'viscosity', 'conductance', 'entrance', 'inletPressure', 'outletPressure'] as const,
     { optional: true },
   );
   const inletPressure = readNumber(o.inletPressure, 'inletPressure', { min: -1e12, max: 1e12, fallback: 101_326 });
@@ -139,6 +140,7 @@ export function readStokes(value: unknown) {
     ...readSolve(o),
     viscosity: readNumber(o.viscosity, 'viscosity', { above: 0, max: 1e12, fallback: 1e-3 }),
     model: readEnum(o.conductance, 'conductance', ['hagen-poiseuille', 'shape-factor'] as const, 'hagen-poiseuille'),
+    entrance: readBoolean(o.entrance, 'entrance', true),
     inletPressure,
     outletPressure,
   };

@@ -54,6 +54,13 @@ export interface StokesFlowOptions {
    * measured shape factor G = A/P², Patzek & Silin 2001).
    */
   conductance?: 'hagen-poiseuille' | 'shape-factor';
+  /**
+   * Sampson's entrance resistance, 3μ/(2r³), at each end of a throat that opens into a pore wider
+   * than itself (Weissberg 1962): the pressure a creeping flow loses converging into and
+   * diverging out of an opening, which a conduit model of straight sections leaves out.
+   * Default true.
+   */
+  entrance?: boolean;
   /** Pa on the inlet boundary pores (default 101326). */
   inletPressure?: number;
   /** Pa on the outlet boundary pores (default 101325). */

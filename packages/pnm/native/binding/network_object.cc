@@ -335,6 +335,7 @@ Napi::Value Network::StokesFlow(const Napi::CallbackInfo& info) {
                                                                           : pnm::ConductanceModel::HagenPoiseuille;
   options.inletPressure = number(o, "inletPressure");
   options.outletPressure = number(o, "outletPressure");
+  options.entrance = o.Get("entrance").ToBoolean().Value();
   std::atomic<bool> cancel{false};
   options.solve = solveOptions(o, &cancel);
   pnm::StokesResult result;
