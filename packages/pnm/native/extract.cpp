@@ -186,7 +186,8 @@ void gaussianSmooth(float* data, const Shape& shape, double sigma, const Paralle
     sum += i == 0 ? weights[i] : 2 * weights[i];
   }
   for (double& w : weights) w /= sum;
-  for (int axis = 2; axis >= 0; axis--) {
+  // Axis by axis in scipy's order, rounding to float after each as it does.
+  for (int axis = 0; axis < 3; axis++) {
     if (shape[axis] == 1) continue;
     forEachLine(data, shape, axis, parallelFor, [&](float* line, std::size_t n, std::vector<double>& scratch) {
       scratch.resize(n + 2 * radius);
