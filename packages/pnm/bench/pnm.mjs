@@ -11,7 +11,7 @@
 // image is generated there), whose peak resident set (VmHWM) gives the bytes per voxel (target
 // ≤ 16); Python would take hours on it. It is skipped, with a note, when MemAvailable is short of
 // 16 bytes per voxel. Usage:
-//   pnpm --filter @peclet/pnm bench [-- --skip-1000] [-- --size 600] [-- --runs 3]
+//   pnpm --filter @peclet/pnm bench [-- --skip-1000 --size 600 --runs 3 --peak-mask smoothed]
 // Flags:
 //   --skip-1000     skip case (3)
 //   --size N        the edge of case (3) (default 1000)

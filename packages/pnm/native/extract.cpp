@@ -300,11 +300,13 @@ void groupBy(const std::vector<std::int32_t>& component, std::size_t count, std:
   for (std::size_t s = 0; s < component.size(); s++) order[at[component[s]]++] = s;
 }
 
-/// Peaks: pore voxels (smoothed distance > 0) whose value no voxel of the ball
-/// of radius rMax exceeds, where voxels outside the pore count as 2 (as
-/// SNOW's maximum filter of dt + 2·(¬pore)).
-std::vector<std::uint64_t> findPeaks(const float* s, const Offsets& o, int rMax, const ParallelFor& parallelFor,
-                                     const std::atomic<bool>* cancel) {
+/// Peaks: pore voxels whose smoothed distance no voxel of the ball of radius
+/// rMax exceeds, where voxels outside the pore count as 2 (SNOW's maximum
+/// filter of dt + 2·(¬pore)). The pore is the image's (distance > 0), not
+/// where the smoothed distance is positive: smoothing spreads small positive
+/// values into solid voxels beside the pore, which would then count as pore.
+std::vector<std::uint64_t> findPeaks(const float* s, const float* dt, const Offsets& o, int rMax,
+                                     const ParallelFor& parallelFor, const std::atomic<bool>* cancel) {
   std::vector<std::array<int, 3>> ball;
   for (int a = -rMax; a <= rMax; a++)
     for (int b = -rMax; b <= rMax; b++)
@@ -312,15 +314,15 @@ std::vector<std::uint64_t> findPeaks(const float* s, const Offsets& o, int rMax,
         if (a * a + b * b + c * c <= rMax * rMax && (a || b || c)) ball.push_back({a, b, c});
   const std::size_t n0 = o.shape[0], n1 = o.shape[1], n2 = o.shape[2];
   std::vector<std::vector<std::uint64_t>> found(n0);
-  auto value = [&](std::size_t u) { return s[u] > 0 ? s[u] : 2.0f; };
+  auto value = [&](std::size_t u) { return dt[u] > 0 ? s[u] : 2.0f; };
   forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
     for (std::size_t i = b; i < e; i++) {
       checkCancel(cancel);
       for (std::size_t j = 0; j < n1; j++) {
         for (std::size_t k = 0; k < n2; k++) {
           const std::size_t v = o.index(i, j, k);
+          if (!(dt[v] > 0)) continue;
           const float x = s[v];
-          if (!(x > 0)) continue;
           bool peak = true;
           forNeighbours(o, v, false, [&](std::size_t u) { peak = peak && !(value(u) > x); });
           if (!peak) continue;
@@ -484,6 +486,14 @@ class LevelQueue {
     size_--;
     return index;
   }
+  /// The voxel pop() would give next (no queue change), or none when the
+  /// bucket being drained is empty.
+  bool peek(std::uint64_t& index) const {
+    const auto& heap = buckets_[current_];
+    if (heap.empty()) return false;
+    index = heap.front().index;
+    return true;
+  }
 
  private:
   static constexpr double kPerVoxel = 32;
@@ -523,9 +533,18 @@ void watershed(const float* s, const float* dt, std::int32_t* labels, const Offs
   for (std::size_t v = 0; v < voxels; v++)
     if (labels[v] > 0) queue.push(-s[v], v);
   std::size_t popped = 0;
+  const std::size_t plane = o.shape[1] * o.shape[2], row = o.shape[2];
   while (!queue.empty()) {
     const std::uint64_t v = queue.pop();
     if ((++popped & 0xffff) == 0) checkCancel(cancel);
+    // The next voxel's neighbours are fetched while this one's are processed.
+    std::uint64_t next;
+    if (queue.peek(next)) {
+      if (next >= plane) __builtin_prefetch(labels + next - plane);
+      if (next + plane < voxels) __builtin_prefetch(labels + next + plane);
+      if (next >= row) __builtin_prefetch(labels + next - row);
+      if (next + row < voxels) __builtin_prefetch(labels + next + row);
+    }
     const std::int32_t label = labels[v];
     forFaceNeighbours(o, v, [&](std::size_t u) {
       if (labels[u] == 0) {
@@ -663,10 +682,12 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
   Network net;
   net.shape = o.shape;
   net.voxelSize = h;
-  // Boundary pores: per face asked for, one per region with a voxel on it
-  // that is not on its region's border (as SNOW's boundary regions, which
-  // extrude each region's face section without its border).
+  // Boundary pores: per face asked for, one per patch of a region's voxels on
+  // the face (4-connected in the face's plane) that holds a voxel off its
+  // region's border (26-neighbours all in the region) — as SNOW's boundary
+  // regions, which extrude each region's face section without its border.
   struct FaceSums {
+    std::int32_t region = 0;
     double count = 0, u = 0, w = 0, perimeter = 0;
     float maxDistance = 0;
     bool core = false;
@@ -674,20 +695,35 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
   std::vector<std::pair<int, std::vector<FaceSums>>> faces;
   for (int f = 0; f < 6; f++) {
     if (!options.boundaries[f]) continue;
+    checkCancel(cancel);
     const int axis = f / 2;
     const std::size_t plane = f % 2 == 0 ? 0 : o.shape[axis] - 1;
-    std::vector<FaceSums> sums(regionCount);
     const int ua = axis == 0 ? 1 : 0, wa = axis == 2 ? 1 : 2;
-    for (std::size_t p = 0; p < o.shape[ua]; p++) {
-      for (std::size_t q = 0; q < o.shape[wa]; q++) {
-        std::size_t c[3];
-        c[axis] = plane;
-        c[ua] = p;
-        c[wa] = q;
-        const std::size_t v = o.index(c[0], c[1], c[2]);
-        const std::int32_t a = labels[v];
-        if (a <= 0) continue;
-        FaceSums& s = sums[a - 1];
+    const std::size_t nu = o.shape[ua], nw = o.shape[wa];
+    auto voxel = [&](std::size_t p, std::size_t q) {
+      std::size_t c[3];
+      c[axis] = plane;
+      c[ua] = p;
+      c[wa] = q;
+      return o.index(c[0], c[1], c[2]);
+    };
+    std::vector<std::int32_t> patch(nu * nw, -1);
+    std::vector<FaceSums> sums;
+    std::vector<std::size_t> stack;
+    for (std::size_t start = 0; start < nu * nw; start++) {
+      const std::int32_t a = labels[voxel(start / nw, start % nw)];
+      if (a <= 0 || patch[start] >= 0) continue;
+      const auto id = static_cast<std::int32_t>(sums.size());
+      sums.push_back(FaceSums{});
+      FaceSums& s = sums.back();
+      s.region = a;
+      patch[start] = id;
+      stack.assign(1, start);
+      while (!stack.empty()) {
+        const std::size_t at = stack.back();
+        stack.pop_back();
+        const std::size_t p = at / nw, q = at % nw;
+        const std::size_t v = voxel(p, q);
         s.count += 1;
         s.u += double(p);
         s.w += double(q);
@@ -698,8 +734,21 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
           forNeighbours(o, v, false, [&](std::size_t u) { border = border || labels[u] != a; });
           s.core = !border;
         }
+        auto visit = [&](std::size_t pp, std::size_t qq) {
+          const std::size_t next = pp * nw + qq;
+          if (patch[next] < 0 && labels[voxel(pp, qq)] == a) {
+            patch[next] = id;
+            stack.push_back(next);
+          }
+        };
+        if (p > 0) visit(p - 1, q);
+        if (p + 1 < nu) visit(p + 1, q);
+        if (q > 0) visit(p, q - 1);
+        if (q + 1 < nw) visit(p, q + 1);
       }
     }
+    // In the order of their regions (then of their first voxel).
+    std::stable_sort(sums.begin(), sums.end(), [](const FaceSums& x, const FaceSums& y) { return x.region < y.region; });
     faces.emplace_back(f, std::move(sums));
   }
 
@@ -759,9 +808,9 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
   for (const auto& [f, sums] : faces) {
     const int axis = f / 2;
     const int ua = axis == 0 ? 1 : 0, wa = axis == 2 ? 1 : 2;
-    for (std::size_t r = 0; r < regionCount; r++) {
-      const FaceSums& s = sums[r];
+    for (const FaceSums& s : sums) {
       if (!s.core) continue;
+      const std::size_t r = std::size_t(s.region) - 1;
       const std::size_t pore = net.volume.size();
       double c[3];
       c[axis] = f % 2 == 0 ? 0.0 : o.shape[axis] * h;
@@ -772,7 +821,7 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
       net.inscribedDiameter.push_back(2.0 * s.maxDistance * h);
       net.equivalentDiameter.push_back(0);
       net.surfaceArea.push_back(0);
-      net.label.push_back(static_cast<std::int32_t>(r + 1));
+      net.label.push_back(s.region);
       net.face.push_back(static_cast<std::int8_t>(f));
       addThroat(r, pore, s.count, s.perimeter, s.maxDistance);
     }
@@ -823,7 +872,8 @@ Network extract(std::vector<std::uint8_t>&& solid, const ExtractOptions& options
 
   stage(2);
   t0 = std::chrono::steady_clock::now();
-  std::vector<std::uint64_t> peaks = findPeaks(smooth.data(), o, options.rMax, options.parallelFor, options.cancel);
+  std::vector<std::uint64_t> peaks =
+      findPeaks(smooth.data(), dt.data(), o, options.rMax, options.parallelFor, options.cancel);
   // Saddles: clusters 6-connected (SNOW labels them so).
   {
     std::size_t count = 0;
