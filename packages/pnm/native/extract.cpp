@@ -458,33 +458,54 @@ std::vector<bool> trimNearby(const float* s, const Offsets& o, const std::vector
 
 /// The watershed's priority queue: smallest value first, and among equal
 /// values the one pushed first (as scikit-image's). Values are spread over
-/// buckets 1/32 voxel wide, each a small binary heap; a value below the
-/// bucket being drained joins that bucket, where the heap still orders it
-/// exactly, so the order is the same as one heap over everything.
+/// buckets that each cover about 64 of the values to come (from their
+/// histogram), each a small binary heap; a value below the bucket being
+/// drained joins that bucket, where the heap still orders it exactly, so the
+/// order is the same as one heap over everything.
 class LevelQueue {
  public:
-  LevelQueue(float lowest, float highest) : lowest_(lowest) {
-    const double span = std::max(0.0, double(highest) - double(lowest));
-    buckets_.resize(static_cast<std::size_t>(span * kPerVoxel) + 2);
+  /// `values(fn)` calls fn(value) for every value that will be pushed.
+  template <typename Values>
+  LevelQueue(float lowest, float highest, const Values& values) : lowest_(lowest) {
+    const double span = std::max(1e-30, double(highest) - double(lowest));
+    scale_ = double(kBins - 1) / span;
+    std::vector<std::uint32_t> histogram(kBins, 0);
+    values([&](float v) { histogram[bin(v)]++; });
+    table_.resize(kBins);
+    std::uint32_t bucket = 0, filled = 0;
+    for (std::size_t b = 0; b < kBins; b++) {
+      table_[b] = bucket;
+      filled += histogram[b];
+      if (filled >= kPerBucket) {
+        bucket++;
+        filled = 0;
+      }
+    }
+    buckets_.resize(std::size_t(bucket) + 1);
   }
   bool empty() const { return size_ == 0; }
-  void push(float value, std::uint64_t index) {
-    const double at = (double(value) - lowest_) * kPerVoxel;
-    std::size_t b = at > 0 ? static_cast<std::size_t>(at) : 0;
-    b = std::min(std::max(b, current_), buckets_.size() - 1);
+  /// Queues voxel `index` at `value`, carrying the label it was given.
+  void push(float value, std::uint64_t index, std::int32_t label) {
+    if (age_ == std::numeric_limits<std::uint32_t>::max()) renumber();
+    const std::size_t b = std::max<std::size_t>(table_[bin(value)], current_);
     auto& heap = buckets_[b];
-    heap.push_back({value, age_++, index});
+    heap.push_back({value, age_++, label, index});
     std::push_heap(heap.begin(), heap.end(), Later{});
     size_++;
   }
-  std::uint64_t pop() {
-    while (buckets_[current_].empty()) current_++;
+  /// The first voxel by (value, age) and its label; the queue is not empty.
+  std::pair<std::uint64_t, std::int32_t> pop() {
+    while (buckets_[current_].empty()) {
+      // Nothing joins a bucket below the one drained: give its memory back.
+      std::vector<Entry>().swap(buckets_[current_]);
+      current_++;
+    }
     auto& heap = buckets_[current_];
     std::pop_heap(heap.begin(), heap.end(), Later{});
-    const std::uint64_t index = heap.back().index;
+    const Entry e = heap.back();
     heap.pop_back();
     size_--;
-    return index;
+    return {e.index, e.label};
   }
   /// The voxel pop() would give next (no queue change), or none when the
   /// bucket being drained is empty.
@@ -496,10 +517,16 @@ class LevelQueue {
   }
 
  private:
-  static constexpr double kPerVoxel = 32;
+  static constexpr std::size_t kBins = std::size_t(1) << 20;
+  static constexpr std::uint32_t kPerBucket = 64;
+  std::size_t bin(float value) const {
+    const double at = (double(value) - lowest_) * scale_;
+    return at > 0 ? std::min(kBins - 1, static_cast<std::size_t>(at)) : 0;
+  }
   struct Entry {
     float value;
-    std::uint64_t age;
+    std::uint32_t age;
+    std::int32_t label;
     std::uint64_t index;
   };
   struct Later {
@@ -507,11 +534,23 @@ class LevelQueue {
       return a.value > b.value || (a.value == b.value && a.age > b.age);
     }
   };
+  /// Ages are 32-bit: after 2³² pushes the queued entries are renumbered in order.
+  void renumber() {
+    std::vector<Entry*> all;
+    for (auto& heap : buckets_)
+      for (Entry& e : heap) all.push_back(&e);
+    std::sort(all.begin(), all.end(), [](const Entry* a, const Entry* b) { return a->age < b->age; });
+    age_ = 0;
+    for (Entry* e : all) e->age = age_++;
+    // Renumbering keeps the relative order, so every heap stays a heap.
+  }
   double lowest_;
+  double scale_ = 1;
+  std::vector<std::uint32_t> table_;  // bin → bucket
   std::vector<std::vector<Entry>> buckets_;
   std::size_t current_ = 0;
   std::size_t size_ = 0;
-  std::uint64_t age_ = 0;
+  std::uint32_t age_ = 0;
 };
 
 /// Marker-based watershed of −s over the pore voxels (6-connected): a voxel
@@ -519,42 +558,98 @@ class LevelQueue {
 /// increasing −s and, at equal values, by the order reached. Pore voxels no marker
 /// reaches through pore take the label of the nearest labelled voxel through
 /// solid (as a watershed over the whole image, masked afterwards, gives them).
-void watershed(const float* s, const float* dt, std::int32_t* labels, const Offsets& o,
-               const std::atomic<bool>* cancel) {
-  const std::size_t voxels = o.shape[0] * o.shape[1] * o.shape[2];
-  constexpr std::int32_t kSolid = -2;
-  // Solid is marked in the labels, so that a neighbour costs one memory read.
-  float highest = 0;
-  for (std::size_t v = 0; v < voxels; v++) {
-    if (!(dt[v] > 0)) labels[v] = kSolid;
-    highest = std::max(highest, s[v]);
+/// Voxel positions in bricks of 8³ (2 kB of 4-byte values, within one page):
+/// the flood reads a voxel's six neighbours, which in C order are a plane
+/// apart; in bricks most of them share the voxel's page and cache lines.
+struct Bricks {
+  explicit Bricks(const Shape& n)
+      : nb1((n[1] + 7) / 8), nb2((n[2] + 7) / 8), size(((n[0] + 7) / 8) * nb1 * nb2 * 512) {}
+  std::size_t at(std::size_t i, std::size_t j, std::size_t k) const {
+    return ((((i >> 3) * nb1 + (j >> 3)) * nb2 + (k >> 3)) << 9) | ((i & 7) << 6) | ((j & 7) << 3) | (k & 7);
   }
-  LevelQueue queue(-highest, 0.0f);
-  for (std::size_t v = 0; v < voxels; v++)
-    if (labels[v] > 0) queue.push(-s[v], v);
+  std::size_t nb1, nb2, size;
+};
+
+std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
+                                    const std::vector<std::pair<std::uint64_t, std::int32_t>>& markers,
+                                    const Offsets& o, const ParallelFor& parallelFor, const std::atomic<bool>* cancel) {
+  const std::size_t n0 = o.shape[0], n1 = o.shape[1], n2 = o.shape[2];
+  const std::size_t voxels = n0 * n1 * n2;
+  constexpr std::int32_t kSolid = -2;
+  const Bricks bricks(o.shape);
+  // The smoothed distance in bricks (the C-order copy is freed), and the
+  // labels in bricks with solid marked, so that a neighbour costs one read.
+  std::vector<float> sb(bricks.size, 0.0f);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++)
+      for (std::size_t j = 0; j < n1; j++)
+        for (std::size_t k = 0; k < n2; k++) sb[bricks.at(i, j, k)] = smooth[(i * n1 + j) * n2 + k];
+  });
+  float highest = 0;
+  for (float x : smooth) highest = std::max(highest, x);
+  std::vector<float>().swap(smooth);
+  std::vector<std::int32_t> lb(bricks.size, 0);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++)
+      for (std::size_t j = 0; j < n1; j++)
+        for (std::size_t k = 0; k < n2; k++)
+          if (!(dt[(i * n1 + j) * n2 + k] > 0)) lb[bricks.at(i, j, k)] = kSolid;
+  });
+  LevelQueue queue(-highest, 0.0f, [&](const auto& fn) {
+    for (std::size_t i = 0; i < n0; i++)
+      for (std::size_t j = 0; j < n1; j++)
+        for (std::size_t k = 0; k < n2; k++)
+          if (dt[(i * n1 + j) * n2 + k] > 0) fn(-sb[bricks.at(i, j, k)]);
+  });
+  for (const auto& [v, label] : markers) {
+    std::size_t i, j, k;
+    o.coords(v, i, j, k);
+    const std::size_t at = bricks.at(i, j, k);
+    lb[at] = label;
+    queue.push(-sb[at], v, label);
+  }
   std::size_t popped = 0;
-  const std::size_t plane = o.shape[1] * o.shape[2], row = o.shape[2];
+  const std::size_t plane = n1 * n2;
+  const auto floodStart = std::chrono::steady_clock::now();
   while (!queue.empty()) {
-    const std::uint64_t v = queue.pop();
+    const auto [v, label] = queue.pop();
     if ((++popped & 0xffff) == 0) checkCancel(cancel);
-    // The next voxel's neighbours are fetched while this one's are processed.
+    // The next voxel's neighbourhood is fetched while this one's is processed.
     std::uint64_t next;
     if (queue.peek(next)) {
-      if (next >= plane) __builtin_prefetch(labels + next - plane);
-      if (next + plane < voxels) __builtin_prefetch(labels + next + plane);
-      if (next >= row) __builtin_prefetch(labels + next - row);
-      if (next + row < voxels) __builtin_prefetch(labels + next + row);
+      std::size_t a, b, c;
+      o.coords(next, a, b, c);
+      __builtin_prefetch(&lb[bricks.at(a, b, c)]);
+      if (a > 0) __builtin_prefetch(&lb[bricks.at(a - 1, b, c)]);
+      if (a + 1 < n0) __builtin_prefetch(&lb[bricks.at(a + 1, b, c)]);
+      if (b > 0) __builtin_prefetch(&lb[bricks.at(a, b - 1, c)]);
+      if (b + 1 < n1) __builtin_prefetch(&lb[bricks.at(a, b + 1, c)]);
     }
-    const std::int32_t label = labels[v];
-    forFaceNeighbours(o, v, [&](std::size_t u) {
-      if (labels[u] == 0) {
-        labels[u] = label;
-        queue.push(-s[u], u);
+    std::size_t i, j, k;
+    o.coords(v, i, j, k);
+    auto reach = [&](std::size_t at, std::size_t u) {
+      if (lb[at] == 0) {
+        lb[at] = label;
+        queue.push(-sb[at], u, label);
       }
-    });
+    };
+    if (i > 0) reach(bricks.at(i - 1, j, k), v - plane);
+    if (i + 1 < n0) reach(bricks.at(i + 1, j, k), v + plane);
+    if (j > 0) reach(bricks.at(i, j - 1, k), v - n2);
+    if (j + 1 < n1) reach(bricks.at(i, j + 1, k), v + n2);
+    if (k > 0) reach(bricks.at(i, j, k - 1), v - 1);
+    if (k + 1 < n2) reach(bricks.at(i, j, k + 1), v + 1);
   }
-  for (std::size_t v = 0; v < voxels; v++)
-    if (labels[v] == kSolid) labels[v] = 0;
+  if (std::getenv("PNM_DEBUG")) std::fprintf(stderr, "flood loop %.3f s\n", seconds(floodStart));
+  std::vector<float>().swap(sb);
+  std::vector<std::int32_t> labels(voxels);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++)
+      for (std::size_t j = 0; j < n1; j++)
+        for (std::size_t k = 0; k < n2; k++)
+          labels[(i * n1 + j) * n2 + k] = std::max<std::int32_t>(0, lb[bricks.at(i, j, k)]);
+  });
+  std::vector<std::int32_t>().swap(lb);
   const auto flooded = std::chrono::steady_clock::now();
   std::size_t orphanComponents = 0;
   // Orphans: pore components no marker reached through pore.
@@ -600,6 +695,7 @@ void watershed(const float* s, const float* dt, std::int32_t* labels, const Offs
   if (std::getenv("PNM_DEBUG"))
     std::fprintf(stderr, "flood %zu voxels, then %zu orphan components in %.3f s\n", popped, orphanComponents,
                  seconds(flooded));
+  return labels;
 }
 
 struct ThroatSums {
@@ -748,7 +844,8 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
       }
     }
     // In the order of their regions (then of their first voxel).
-    std::stable_sort(sums.begin(), sums.end(), [](const FaceSums& x, const FaceSums& y) { return x.region < y.region; });
+    std::stable_sort(sums.begin(), sums.end(),
+                     [](const FaceSums& x, const FaceSums& y) { return x.region < y.region; });
     faces.emplace_back(f, std::move(sums));
   }
 
@@ -919,21 +1016,21 @@ Network extract(std::vector<std::uint8_t>&& solid, const ExtractOptions& options
     peaks.swap(kept);
   }
   // Markers: the remaining peak voxels, 6-connected clusters numbered 1, 2, ...
-  std::vector<std::int32_t> labels(voxels, 0);
   std::size_t markers = 0;
+  std::vector<std::pair<std::uint64_t, std::int32_t>> markerVoxels;
   {
     const std::vector<std::int32_t> component = components(peaks, o, true, markers);
     if (markers >= std::size_t(std::numeric_limits<std::int32_t>::max()))
       rangeError("image", "has more pores than a 32-bit label can number");
-    for (std::size_t x = 0; x < peaks.size(); x++) labels[peaks[x]] = component[x] + 1;
+    markerVoxels.reserve(peaks.size());
+    for (std::size_t x = 0; x < peaks.size(); x++) markerVoxels.push_back({peaks[x], component[x] + 1});
     std::vector<std::uint64_t>().swap(peaks);
   }
   rep.peaks = seconds(t0);
 
   stage(3);
   t0 = std::chrono::steady_clock::now();
-  watershed(smooth.data(), dt.data(), labels.data(), o, options.cancel);
-  std::vector<float>().swap(smooth);
+  std::vector<std::int32_t> labels = watershed(smooth, dt.data(), markerVoxels, o, options.parallelFor, options.cancel);
   rep.watershed = seconds(t0);
 
   stage(4);

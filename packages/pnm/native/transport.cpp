@@ -675,8 +675,8 @@ StokesResult stokesFlow(const Network& network, const StokesOptions& options) {
   validateNetwork(network, kNeedConduits | (shape ? kNeedShape : 0u));
 
   StokesResult result;
-  result.conductance =
-      conductances(network, shape ? Physics::ShapeFactor : Physics::HagenPoiseuille, options.viscosity, options.entrance);
+  result.conductance = conductances(network, shape ? Physics::ShapeFactor : Physics::HagenPoiseuille, options.viscosity,
+                                    options.entrance);
   const Potential potential = solvePotential(network, result.conductance, options.axis, options.solve);
   result.solve = potential.report;
   const std::size_t pores = network.poreCount();
