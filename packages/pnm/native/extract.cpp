@@ -1026,6 +1026,32 @@ Network extract(std::vector<std::uint8_t>&& solid, const ExtractOptions& options
     for (std::size_t x = 0; x < peaks.size(); x++) markerVoxels.push_back({peaks[x], component[x] + 1});
     std::vector<std::uint64_t>().swap(peaks);
   }
+  if (markers == 0) {
+    // No peak at all: every pore voxel is within reach of solid that the filter
+    // counts as higher (a pore space one or two voxels thin). Each connected
+    // pore component then becomes one pore, flooded from its deepest voxel.
+    std::vector<std::uint8_t> seen(voxels, 0);
+    std::vector<std::uint64_t> stack;
+    for (std::size_t start = 0; start < voxels; start++) {
+      if (seen[start] || !(dt[start] > 0)) continue;
+      checkCancel(options.cancel);
+      std::uint64_t deepest = start;
+      seen[start] = 1;
+      stack.assign(1, start);
+      while (!stack.empty()) {
+        const std::uint64_t v = stack.back();
+        stack.pop_back();
+        if (smooth[v] > smooth[deepest] || (smooth[v] == smooth[deepest] && v < deepest)) deepest = v;
+        forFaceNeighbours(o, v, [&](std::size_t u) {
+          if (!seen[u] && dt[u] > 0) {
+            seen[u] = 1;
+            stack.push_back(u);
+          }
+        });
+      }
+      markerVoxels.push_back({deepest, static_cast<std::int32_t>(++markers)});
+    }
+  }
   rep.peaks = seconds(t0);
 
   stage(3);

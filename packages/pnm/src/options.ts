@@ -85,7 +85,9 @@ export function readExtract(image: unknown, options: unknown, async: boolean): E
       `${shape[0]} × ${shape[1]} × ${shape[2]} = ${voxels} voxels, but image.solid holds ${solid.length}`,
     );
   }
-  const voxelSize = readNumber(im.voxelSize, 'image.voxelSize', { above: 0, max: 1e6 });
+  // Voxels from a picometre to a kilometre: beyond, volumes (h³) and conductances (h³/μ) leave
+  // the range of doubles and the solvers would see zeros.
+  const voxelSize = readNumber(im.voxelSize, 'image.voxelSize', { min: 1e-12, max: 1e3 });
   const o = readOptions(options, 'options', async ? ASYNC_KEYS : EXTRACT_KEYS, { optional: true });
   const settings = {
     solid,
@@ -133,12 +135,16 @@ export function readStokes(value: unknown) {
   );
   const inletPressure = readNumber(o.inletPressure, 'inletPressure', { min: -1e12, max: 1e12, fallback: 101_326 });
   const outletPressure = readNumber(o.outletPressure, 'outletPressure', { min: -1e12, max: 1e12, fallback: 101_325 });
-  if (inletPressure === outletPressure) {
-    fail('range', 'inletPressure', `equals outletPressure (${outletPressure} Pa): there is no pressure difference`);
+  if (!(Math.abs(inletPressure - outletPressure) >= 1e-9)) {
+    fail(
+      'range',
+      'inletPressure',
+      `${inletPressure} Pa against outletPressure ${outletPressure} Pa: the difference must be at least 1e-9 Pa`,
+    );
   }
   return {
     ...readSolve(o),
-    viscosity: readNumber(o.viscosity, 'viscosity', { above: 0, max: 1e12, fallback: 1e-3 }),
+    viscosity: readNumber(o.viscosity, 'viscosity', { min: 1e-12, max: 1e12, fallback: 1e-3 }),
     model: readEnum(o.conductance, 'conductance', ['hagen-poiseuille', 'shape-factor'] as const, 'hagen-poiseuille'),
     entrance: readBoolean(o.entrance, 'entrance', true),
     inletPressure,
@@ -185,7 +191,7 @@ export function readDrainage(value: unknown, invasion: boolean): NativeDrainageO
   return {
     axis: readAxis(o.axis, 'axis', 'x'),
     contactAngle,
-    surfaceTension: readNumber(o.surfaceTension, 'surfaceTension', { above: 0, max: 1e3, fallback: 0.48 }),
+    surfaceTension: readNumber(o.surfaceTension, 'surfaceTension', { min: 1e-9, max: 1e3, fallback: 0.48 }),
     pressures,
   };
 }

@@ -6,10 +6,11 @@ import { coreTargets } from './core.mjs';
 import { demTargets } from './dem.mjs';
 import { flowTargets } from './flow.mjs';
 import { ioTargets } from './io.mjs';
+import { pnmTargets } from './pnm.mjs';
 import { random } from './random.mjs';
 import { voroTargets } from './voro.mjs';
 
-export const targets = { ...coreTargets, ...voroTargets, ...demTargets, ...ioTargets, ...flowTargets };
+export const targets = { ...coreTargets, ...voroTargets, ...demTargets, ...ioTargets, ...flowTargets, ...pnmTargets };
 export const targetNames = Object.keys(targets);
 
 /** The plan of `seed`: `{ target, ..., memoryLimitKiB?, expect? }` (JSON). */
