@@ -2,7 +2,7 @@
  * The Network class and extraction: the public objects over the native network.
  * @internal
  */
-import { writeVtp } from '@peclet/io';
+import { type VoxelImage, writeVtp } from '@peclet/io';
 import type { NetworkArrays, PoreArrays, ThroatArrays } from './arrays.js';
 import { type NativeNetwork, type NativeNetworkInfo, native } from './native.js';
 import { readDiffusion, readDrainage, readExtract, readStokes } from './options.js';
@@ -217,10 +217,7 @@ export class Network implements Disposable, NetworkArrays {
  * const network = extract({ solid, shape: [200, 200, 200], voxelSize: 5.345e-6 }, { boundaries: ['x'] });
  * ```
  */
-export function extract(
-  image: { solid: Uint8Array; shape: readonly number[]; voxelSize: number },
-  options: ExtractOptions = {},
-): Network {
+export function extract(image: VoxelImage, options: ExtractOptions = {}): Network {
   const settings = readExtract(image, options, false);
   return new Network(native.extract(settings.solid, settings.native));
 }
@@ -234,10 +231,7 @@ export function extract(
  * const network = await extractAsync(image, { boundaries: true, onProgress: (p) => console.log(p.stage) });
  * ```
  */
-export async function extractAsync(
-  image: { solid: Uint8Array; shape: readonly number[]; voxelSize: number },
-  options: ExtractAsyncOptions = {},
-): Promise<Network> {
+export async function extractAsync(image: VoxelImage, options: ExtractAsyncOptions = {}): Promise<Network> {
   const settings = readExtract(image, options, true);
   const { signal, onProgress, progressInterval } = settings;
   signal?.throwIfAborted();
