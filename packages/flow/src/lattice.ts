@@ -2,7 +2,7 @@
  * The Lattice class: the public object over the native lattice.
  * @internal
  */
-import { fail, ReleasedError, readVector3 } from '@peclet/core';
+import { fail, ReleasedError, readNumber, readOptions, readVector3 } from '@peclet/core';
 import { writeVti } from '@peclet/io';
 import { GpuPath } from './gpu/path.js';
 import { flowModule, type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
@@ -321,7 +321,11 @@ export class Lattice implements Disposable {
    * Writes the solid, density and velocity fields as a VTK image (`.vti`, cell data, spacing
    * `voxelSize`) for ParaView, atomically.
    */
-  async writeVti(path: string, { voxelSize = 1 }: { voxelSize?: number } = {}): Promise<void> {
+  async writeVti(path: string, options?: { voxelSize?: number }): Promise<void> {
+    // The arguments are checked before the lattice's state, so a bad voxel size is named as such
+    // whether or not the lattice is running.
+    const o = readOptions(options, 'options', ['voxelSize'], { optional: true });
+    const voxelSize = readNumber(o.voxelSize, 'voxelSize', { above: 0, unit: 'm', fallback: 1 });
     const velocity = this.velocity;
     const density = this.density;
     const solid = new Uint8Array(density.length);

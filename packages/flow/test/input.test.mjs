@@ -113,6 +113,19 @@ describe('bad input', () => {
     await assert.rejects(permeability({ ...open, voxelSize: 0 }), named(RangeError, 'image.voxelSize'));
     await assert.rejects(permeability({ ...open, shape: [6, 6, 5] }), (e) => e instanceof RangeError);
   });
+
+  it('writeVti names a bad voxel size before the lattice state, even while it runs', async () => {
+    const lattice = new Lattice({ shape: [4, 4, 4], bodyForce: [1e-5, 0, 0] });
+    await assert.rejects(lattice.writeVti('/nonexistent/x.vti', { voxelSize: 0 }), named(RangeError, 'voxelSize'));
+    await assert.rejects(lattice.writeVti('/nonexistent/x.vti', null), named(TypeError, 'options'));
+    const running = lattice.run({ maxSteps: 1e6, tolerance: 0 }).catch((e) => e);
+    await assert.rejects(
+      lattice.writeVti('/nonexistent/x.vti', { voxelSize: Number.POSITIVE_INFINITY }),
+      named(RangeError, 'voxelSize'),
+    );
+    lattice.release();
+    assert.equal((await running).code, 'PECLET_CANCELLED');
+  });
 });
 
 describe('divergence and convergence', () => {
