@@ -10,6 +10,7 @@ namespace peclet::dem {
 
 DepositReport Simulation::deposit(const DepositOptions& options, const std::atomic<bool>* cancel) {
   if (auto error = validateDepositOptions(options, options_)) throw DemError(*error);
+  checkExternalForces();
   std::mt19937_64 engine(options.seed);
   const std::vector<double> radii = drawRadii(options.radius, options.count, engine, cancel);
   if (radii.empty()) {
@@ -92,13 +93,13 @@ DepositReport Simulation::settle(const DepositOptions& options, const SphereBatc
     report.stepping.divergedSphere = stepping.divergedSphere;
     report.stepping.diagnosis = stepping.diagnosis;
     if (stepping.status != StepStatus::Done) break;
-    report.kineticEnergyPerSphere = translationalKineticEnergy() / double(count_);
+    report.kineticEnergyPerSphere = meanTranslationalKineticEnergy();
     if (report.kineticEnergyPerSphere < threshold) {
       report.settled = true;
       break;
     }
   }
-  report.kineticEnergyPerSphere = translationalKineticEnergy() / double(count_);
+  report.kineticEnergyPerSphere = meanTranslationalKineticEnergy();
   return report;
 }
 

@@ -50,6 +50,9 @@ struct PairChunk {
   /// Index range written by this chunk's pair loop, and its accumulators.
   std::size_t touchBegin = 0, touchEnd = 0;
   std::vector<double> force, torque;  // 3 × (touchEnd − touchBegin)
+  /// Overlaps of the last force evaluation, relative to the smaller radius.
+  double overlapSum = 0.0, overlapMax = 0.0;
+  std::size_t contacts = 0;
   std::size_t pairCount() const { return partner.size(); }
 };
 

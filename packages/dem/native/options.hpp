@@ -102,6 +102,11 @@ struct SphereBatch {
   /// Optional 3N initial velocities (m/s); null means at rest.
   const double* velocities = nullptr;
   std::size_t velocitiesLength = 0;
+  /// Optional N flags, non-zero for a fixed sphere: it never moves or
+  /// rotates and acts in contacts as a body of infinite mass (a packed bed
+  /// held in place). Its velocity must be zero. Null means all free.
+  const std::uint8_t* fixed = nullptr;
+  std::size_t fixedLength = 0;
 };
 
 /// How `deposit` draws radii.
@@ -211,6 +216,16 @@ struct TimestepReport {
   double stabilityLimit = 0.0;
   /// Whether the time step was derived (contactTime / 50) or given.
   bool automatic = true;
+};
+
+/// Sphere–sphere overlaps relative to the smaller radius of each pair,
+/// δ / min(ri, rj), over the contacts present.
+struct OverlapStatistics {
+  /// Mean over contacts (0 without contacts).
+  double mean = 0.0;
+  /// Largest (0 without contacts).
+  double max = 0.0;
+  std::size_t contacts = 0;
 };
 
 /// A sphere–sphere contact: user indices and overlap (m).

@@ -181,24 +181,29 @@ void Simulation::addLocalSpheres(const SphereBatch& batch, const double* localPo
   // Reserve next so that a bad_alloc leaves the simulation unchanged; the
   // appends below cannot throw.
   for (auto* array : {&x_, &v_, &omega_, &f_, &t_, &predictedV_, &predictedOmega_, &xAtBuild_, &userPositions_,
-                      &userVelocities_, &userAngularVelocities_, &userForces_})
+                      &userVelocities_, &userAngularVelocities_, &userForces_, &userExternalForces_, &externalWork_})
     array->reserve(3 * n);
   for (auto* array : {&radius_, &mass_, &inverseMass_, &inverseInertia_, &userRadii_}) array->reserve(n);
   userIndex_.reserve(n);
+  userFixed_.reserve(n);
   wallShear_.reserve(3 * activeWalls_.size() * n);
 
   const std::size_t before = count_;
   const TimestepReport oldTimestep = timestep_;
   const double oldDt = dt_, oldSkin = skin_;
+  const std::size_t oldFixedCount = fixedCount_;
   for (std::size_t i = 0; i < added; ++i) {
     const double r = batch.radii[i];
     const double mass = masses[i];
+    // A fixed sphere has 1/m = 1/I = 0: the kicks leave its velocities at
+    // exactly zero, so the drift leaves it exactly in place.
+    const bool fixed = batch.fixed != nullptr && batch.fixed[i] != 0;
     for (int a = 0; a < 3; ++a) {
       const double value = lx[3 * i + a];
       x_.push_back(value);
       xAtBuild_.push_back(value);
       userPositions_.push_back(value + options_.box.min[a]);
-      const double velocity = batch.velocities ? batch.velocities[3 * i + a] : 0.0;
+      const double velocity = batch.velocities && !fixed ? batch.velocities[3 * i + a] : 0.0;
       v_.push_back(velocity);
       userVelocities_.push_back(velocity);
       predictedV_.push_back(velocity);
@@ -208,12 +213,16 @@ void Simulation::addLocalSpheres(const SphereBatch& batch, const double* localPo
       f_.push_back(0.0);
       t_.push_back(0.0);
       userForces_.push_back(0.0);
+      userExternalForces_.push_back(0.0);
+      externalWork_.push_back(0.0);
     }
     radius_.push_back(r);
     userRadii_.push_back(r);
     mass_.push_back(mass);
-    inverseMass_.push_back(1.0 / mass);
-    inverseInertia_.push_back(1.0 / (0.4 * mass * r * r));
+    inverseMass_.push_back(fixed ? 0.0 : 1.0 / mass);
+    inverseInertia_.push_back(fixed ? 0.0 : 1.0 / (0.4 * mass * r * r));
+    userFixed_.push_back(fixed ? 1 : 0);
+    fixedCount_ += fixed ? 1 : 0;
     userIndex_.push_back(static_cast<std::uint32_t>(count_ + i));
     for (std::size_t w = 0; w < 3 * activeWalls_.size(); ++w) wallShear_.push_back(0.0);
   }
@@ -230,10 +239,12 @@ void Simulation::addLocalSpheres(const SphereBatch& batch, const double* localPo
   } catch (...) {
     // rebuild() changes nothing before it can no longer fail: undo the appends.
     for (auto* array : {&x_, &v_, &omega_, &f_, &t_, &predictedV_, &predictedOmega_, &xAtBuild_, &userPositions_,
-                        &userVelocities_, &userAngularVelocities_, &userForces_})
+                        &userVelocities_, &userAngularVelocities_, &userForces_, &userExternalForces_, &externalWork_})
       array->resize(3 * before);
     for (auto* array : {&radius_, &mass_, &inverseMass_, &inverseInertia_, &userRadii_}) array->resize(before);
     userIndex_.resize(before);
+    userFixed_.resize(before);
+    fixedCount_ = oldFixedCount;
     wallShear_.resize(3 * activeWalls_.size() * before);
     count_ = before;
     timestep_ = oldTimestep;
@@ -379,6 +390,10 @@ void Simulation::pairForcesChunk(detail::PairChunk& chunk) {
   const double* w = predictedOmega_.data();
   const double* radius = radius_.data();
   const double* mass = mass_.data();
+  const double* inverseMass = inverseMass_.data();
+  const bool anyFixed = fixedCount_ > 0;
+  double overlapSum = 0.0, overlapMax = 0.0;
+  std::size_t contacts = 0;
   const std::size_t base = chunk.touchBegin;
   double* force = chunk.force.data();
   double* torque = chunk.torque.data();
@@ -414,9 +429,18 @@ void Simulation::pairForcesChunk(detail::PairChunk& chunk) {
       if constexpr (Friction)
         for (int d = 0; d < 3; ++d) spin[d] = ri * w[3 * i + d] + rj * w[3 * j + d];
       const double mj = mass[j];
+      // A fixed partner has infinite mass: m* is the other sphere's mass. Two
+      // fixed spheres have no relative motion, so m* only has to be finite.
+      double reducedMass = mi * mj / (mi + mj);
+      if (anyFixed && (inverseMass[i] == 0.0) != (inverseMass[j] == 0.0)) reducedMass = inverseMass[i] == 0.0 ? mj : mi;
+      const double overlap = reach - r;
+      const double share = overlap / std::min(ri, rj);
+      overlapSum += share;
+      overlapMax = std::max(overlapMax, share);
+      ++contacts;
       double f[3], arm[3];
-      detail::contactForce<Model, Friction>(law_, dt, normal, reach - r, relative, spin, mi * mj / (mi + mj),
-                                            ri * rj / reach, &shear[3 * k], f, arm);
+      detail::contactForce<Model, Friction>(law_, dt, normal, overlap, relative, spin, reducedMass, ri * rj / reach,
+                                            &shear[3 * k], f, arm);
       const std::size_t jj = 3 * (j - base);
       for (int d = 0; d < 3; ++d) {
         fi[d] += f[d];
@@ -434,6 +458,9 @@ void Simulation::pairForcesChunk(detail::PairChunk& chunk) {
       torque[ii + d] += ti[d];
     }
   }
+  chunk.overlapSum = overlapSum;
+  chunk.overlapMax = overlapMax;
+  chunk.contacts = contacts;
 }
 
 void Simulation::computePairForces() {
@@ -496,12 +523,15 @@ void Simulation::finishStep(bool advanceNext, double kickFraction, std::vector<C
   const bool rotation = options_.rotation;
   const bool linear = law_.model == ContactModelKind::Linear;
   const bool walls = !activeWalls_.empty();
+  const double* external = hasExternal_ ? externalWork_.data() : nullptr;
   runParallel([&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t c = begin; c < end; ++c) {
       ChunkTally tally;
       for (std::size_t i = chunks_[c].begin; i < chunks_[c].end; ++i) {
         const double m = mass_[i];
         double force[3] = {m * g[0], m * g[1], m * g[2]};
+        if (external != nullptr)
+          for (int d = 0; d < 3; ++d) force[d] += external[3 * userIndex_[i] + d];
         double torque[3] = {0.0, 0.0, 0.0};
         // Sum the chunk buffers in chunk order: the result is independent of
         // which thread ran which chunk.
@@ -596,6 +626,34 @@ void Simulation::kickAndDrift(std::vector<ChunkTally>& tallies) {
       tallies[c] = tally;
     }
   });
+}
+
+void Simulation::checkExternalForces() const {
+  // Volatile reads: the host may write the array from another thread
+  // between calls; what is checked is what gets copied.
+  const volatile double* source = userExternalForces_.data();
+  for (std::size_t k = 0; k < 3 * count_; ++k) {
+    const double value = source[k];
+    if (!std::isfinite(value))
+      throw DemError({ErrorKind::Range, "externalForces", std::ptrdiff_t(k),
+                      "external force " + std::to_string(k) + " (sphere " + std::to_string(k / 3) + ") is " +
+                          str(value) + "; it must be a finite number (N)"});
+  }
+}
+
+void Simulation::loadExternalForces() {
+  const volatile double* source = userExternalForces_.data();
+  bool any = false;
+  for (std::size_t k = 0; k < 3 * count_; ++k) {
+    const double value = source[k];
+    if (!std::isfinite(value))
+      throw DemError({ErrorKind::Range, "externalForces", std::ptrdiff_t(k),
+                      "external force " + std::to_string(k) + " (sphere " + std::to_string(k / 3) + ") is " +
+                          str(value) + "; it must be a finite number (N)"});
+    externalWork_[k] = value;
+    any = any || value != 0.0;
+  }
+  hasExternal_ = any;
 }
 
 void Simulation::saveSnapshot() {
@@ -745,6 +803,7 @@ StepReport Simulation::step(std::size_t steps, const std::atomic<bool>* cancel, 
     time_ += double(steps) * dt_;
     return report;
   }
+  loadExternalForces();  // may throw DemError; nothing has changed yet
   std::vector<ChunkTally> tallies(options_.workers);
   saveSnapshot();  // may throw; nothing has changed yet
   try {
@@ -805,7 +864,7 @@ StepReport Simulation::step(std::size_t steps, const std::atomic<bool>* cancel, 
         break;
       }
       if (check) {
-        if (translationalKineticEnergy() / double(count_) < settle->threshold) {
+        if (meanTranslationalKineticEnergy() < settle->threshold) {
           report.settled = true;
           break;
         }

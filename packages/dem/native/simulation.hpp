@@ -95,6 +95,9 @@ class Simulation {
   /// With `settle`, also stops once settled (checked every checkInterval
   /// steps, the same arithmetic as separate calls of checkInterval steps),
   /// so a divergence anywhere restores the state at the start of this call.
+  /// Reads `externalForces()` once, at the start: a non-finite value throws
+  /// `DemError` (argument "externalForces", index the element) before
+  /// anything changes.
   StepReport step(std::size_t steps, const std::atomic<bool>* cancel = nullptr, const SettleCheck* settle = nullptr);
 
   /// Inserts `options.count` spheres without overlap by random sequential
@@ -122,6 +125,27 @@ class Simulation {
   const double* angularVelocities() const { return userAngularVelocities_.data(); }
   const double* forces() const { return userForces_.data(); }
   const double* radii() const { return userRadii_.data(); }
+  /// Masses (kg) in the order spheres were added, into `out` (N).
+  void copyMasses(double* out) const {
+    for (std::size_t i = 0; i < count_; ++i) out[userIndex_[i]] = mass_[i];
+  }
+
+  /// External force on each sphere (N), 3N doubles in user order, zero for
+  /// new spheres. Writable: every step adds it to the sphere's force (held
+  /// constant until changed); `step` copies it at its start, so writes
+  /// during a call take effect at the next one. Stable until spheres are
+  /// added (the values of the spheres present are kept).
+  double* externalForces() { return userExternalForces_.data(); }
+  const double* externalForces() const { return userExternalForces_.data(); }
+  /// N flags in user order, 1 for a fixed sphere (see SphereBatch::fixed).
+  const std::uint8_t* fixed() const { return userFixed_.data(); }
+  std::size_t fixedCount() const { return fixedCount_; }
+  /// Throws DemError (argument "externalForces") at the first non-finite value.
+  void checkExternalForces() const;
+
+  /// Sphere–sphere overlaps relative to the smaller radius of each pair, in
+  /// the current state (from the last force evaluation when it is current).
+  OverlapStatistics overlapStatistics() const;
 
   /// Translational + rotational kinetic energy (J).
   double kineticEnergy() const;
@@ -129,6 +153,9 @@ class Simulation {
   /// on this: spin about a contact normal meets no resistance in this model
   /// (no rolling/twisting friction) and could keep the total from decaying.
   double translationalKineticEnergy() const;
+  /// translationalKineticEnergy() per free sphere (fixed spheres are left
+  /// out; 0 when every sphere is fixed): what settling is judged on.
+  double meanTranslationalKineticEnergy() const;
   /// Elastic energy stored in normal contact springs, sphere–sphere and
   /// sphere–wall (J).
   double elasticEnergy() const;
@@ -169,6 +196,9 @@ class Simulation {
   /// Rebuilds the cell order and neighbour lists. Strong exception safety:
   /// everything that allocates happens before the first visible change.
   void rebuild();
+  /// Copies externalForces() into the working copy the steps read; throws
+  /// DemError at a non-finite value, changing nothing visible.
+  void loadExternalForces();
   /// Copies / restores the dynamic state for step()'s failure atomicity.
   void saveSnapshot();
   void restoreSnapshot() noexcept;
@@ -243,6 +273,13 @@ class Simulation {
 
   // Arrays in user order.
   std::vector<double> userPositions_, userVelocities_, userAngularVelocities_, userForces_, userRadii_;
+  std::vector<double> userExternalForces_;  // written by the host between calls
+  std::vector<std::uint8_t> userFixed_;
+  std::size_t fixedCount_ = 0;
+  // The external forces read at the start of step() (user order), and
+  // whether any is non-zero.
+  std::vector<double> externalWork_;
+  bool hasExternal_ = false;
 };
 
 }  // namespace peclet::dem

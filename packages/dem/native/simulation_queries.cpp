@@ -1,4 +1,5 @@
 // Read-only measurements of a Simulation: energies, contacts, packing.
+#include <algorithm>
 #include <cmath>
 
 #include "simulation.hpp"
@@ -12,7 +13,9 @@ double Simulation::kineticEnergy() const {
     const double* v = &v_[3 * i];
     const double* w = &omega_[3 * i];
     energy += 0.5 * mass_[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (options_.rotation) energy += 0.5 / inverseInertia_[i] * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    // A fixed sphere (1/I = 0) never spins.
+    if (options_.rotation && inverseInertia_[i] != 0.0)
+      energy += 0.5 / inverseInertia_[i] * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
   }
   return energy;
 }
@@ -24,6 +27,11 @@ double Simulation::translationalKineticEnergy() const {
     energy += 0.5 * mass_[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   }
   return energy;
+}
+
+double Simulation::meanTranslationalKineticEnergy() const {
+  const std::size_t free = count_ - fixedCount_;
+  return free == 0 ? 0.0 : translationalKineticEnergy() / double(free);
 }
 
 Vec3 Simulation::momentum() const {
@@ -78,6 +86,29 @@ std::vector<Contact> Simulation::contacts() const {
     result.push_back({a, b, overlap});
   });
   return result;
+}
+
+OverlapStatistics Simulation::overlapStatistics() const {
+  OverlapStatistics stats;
+  double sum = 0.0;
+  if (forcesValid_) {
+    // The last force evaluation was at the current positions: its tallies,
+    // summed in chunk order.
+    for (const detail::PairChunk& chunk : chunks_) {
+      sum += chunk.overlapSum;
+      stats.max = std::max(stats.max, chunk.overlapMax);
+      stats.contacts += chunk.contacts;
+    }
+  } else {
+    forEachContact(chunks_, grid_, x_, radius_, [&](std::size_t i, std::size_t j, double overlap) {
+      const double share = overlap / std::min(radius_[i], radius_[j]);
+      sum += share;
+      stats.max = std::max(stats.max, share);
+      ++stats.contacts;
+    });
+  }
+  stats.mean = stats.contacts > 0 ? sum / double(stats.contacts) : 0.0;
+  return stats;
 }
 
 double Simulation::coordinationNumber() const {

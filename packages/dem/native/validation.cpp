@@ -132,6 +132,17 @@ std::optional<ValidationError> validateSphereBatch(const SphereBatch& b, const S
             "velocities",
             "velocity " + std::to_string(k) + " (sphere " + std::to_string(k / 3) + ") is not a finite number",
             std::ptrdiff_t(k));
+  if (b.fixed != nullptr && b.fixedLength != n)
+    return typeError("fixed", "fixed must hold one flag per sphere (" + std::to_string(n) + "), got " +
+                                  std::to_string(b.fixedLength));
+  // A fixed sphere never moves: a velocity given to it would be dropped.
+  if (b.fixed != nullptr && b.velocities != nullptr)
+    for (std::size_t k = 0; k < 3 * n; ++k)
+      if (b.fixed[k / 3] != 0 && b.velocities[k] != 0.0)
+        return rangeError("velocities",
+                          "sphere " + std::to_string(k / 3) + " is fixed, so its velocity must be zero, got " +
+                              str(b.velocities[k]) + " m/s",
+                          std::ptrdiff_t(k));
   return std::nullopt;
 }
 

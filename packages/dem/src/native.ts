@@ -4,12 +4,20 @@ import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
 
 /** @internal The step outcome the addon reports. */
 export interface NativeAdvance {
-  readonly status: 'done' | 'cancelled' | 'diverged';
+  /** `invalid`: the kernel refused the call (a non-finite external force); nothing changed. */
+  readonly status: 'done' | 'cancelled' | 'diverged' | 'invalid';
   readonly steps: number;
   readonly clampedSpheres: number;
   readonly firstClampedSphere: number;
   readonly settled: boolean;
   readonly kineticEnergyPerSphere: number;
+  /** Sphere–sphere overlaps relative to the smaller radius at the end (absent with `invalid`). */
+  readonly meanOverlap?: number;
+  readonly maxOverlap?: number;
+  /** With `invalid`: the argument at fault, its element and the kernel's message. */
+  readonly argument?: string;
+  readonly index?: number;
+  readonly message?: string;
   /** With `diverged`: what the kernel found (the sphere, overlaps, speeds, the time step). */
   readonly diagnosis?: string;
   /** With `diverged`: the first sphere that became non-finite, or -1. */
@@ -35,7 +43,13 @@ export interface NativeSimulation {
   readonly id: number;
   readonly released: boolean;
   release(): void;
-  addSpheres(positions: Float64Array, radii: Float64Array, density: number, velocities: Float64Array | undefined): void;
+  addSpheres(
+    positions: Float64Array,
+    radii: Float64Array,
+    density: number,
+    velocities: Float64Array | undefined,
+    fixed?: Uint8Array,
+  ): void;
   advance(steps: number, threshold: number, checkInterval: number): NativeAdvance;
   advanceAsync(
     steps: number,
@@ -47,7 +61,11 @@ export interface NativeSimulation {
   readonly velocities: Float64Array;
   readonly angularVelocities: Float64Array;
   readonly forces: Float64Array;
+  masses(): Float64Array;
   readonly radii: Float64Array;
+  readonly externalForces: Float64Array;
+  readonly fixed: Uint8Array;
+  overlapStatistics(): { meanOverlap: number; maxOverlap: number };
   readonly sphereCount: number;
   kineticEnergy(): number;
   translationalKineticEnergy(): number;

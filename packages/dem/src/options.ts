@@ -9,7 +9,9 @@
  * @internal
  */
 import {
+  describeValue,
   fail,
+  isDetached,
   readBoolean,
   readBox,
   readEnum,
@@ -148,6 +150,28 @@ export interface SphereBatchValue {
   readonly radii: Float64Array;
   readonly density: number;
   readonly velocities: Float64Array | undefined;
+  /** N flags, 1 for a fixed sphere; undefined when none is fixed. */
+  readonly fixed: Uint8Array | undefined;
+}
+
+/**
+ * `fixed` of a sphere batch: a boolean for all, or N booleans or a `Uint8Array` of N flags
+ * (non-zero: fixed), copied. Undefined (none fixed) when absent or `false`.
+ */
+function readFixed(value: unknown, n: number): Uint8Array | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return new Uint8Array(n).fill(1);
+  if (value instanceof Uint8Array) {
+    if (isDetached(value)) fail('type', 'fixed', 'is a detached Uint8Array: read it again');
+    const copy = new Uint8Array(value);
+    if (copy.length !== n) fail('type', 'fixed', `must hold one flag per sphere (${n}), got ${copy.length}`);
+    for (let i = 0; i < n; i++) copy[i] = copy[i] === 0 ? 0 : 1;
+    return copy;
+  }
+  if (!Array.isArray(value)) {
+    fail('type', 'fixed', `must be a boolean, an array of ${n} booleans or a Uint8Array, got ${describeValue(value)}`);
+  }
+  return Uint8Array.from(readFlags(value, n, 'fixed', false), (flag) => (flag ? 1 : 0));
 }
 
 /**
@@ -156,7 +180,7 @@ export interface SphereBatchValue {
  * change under the call); their values are checked by the kernel on the copies.
  */
 export function readSphereBatch(batch: unknown): SphereBatchValue {
-  const o = readOptions(batch, 'batch', ['positions', 'radii', 'density', 'velocities']);
+  const o = readOptions(batch, 'batch', ['positions', 'radii', 'density', 'velocities', 'fixed']);
   const positions = readFloat64Array(o.positions, 'positions', { multipleOf: 3 });
   const radii = readFloat64Array(o.radii, 'radii');
   const velocities = o.velocities === undefined ? undefined : readFloat64Array(o.velocities, 'velocities');
@@ -168,7 +192,8 @@ export function readSphereBatch(batch: unknown): SphereBatchValue {
     fail('type', 'velocities', `must hold 3 numbers per sphere (${3 * n} for ${n} radii), got ${velocities.length}`);
   }
   const density = readNumber(o.density, 'density', { above: 0, unit: 'kg/m³' });
-  return { positions, radii, density, velocities };
+  const fixed = readFixed(o.fixed, n);
+  return { positions, radii, density, velocities, fixed };
 }
 
 /** The deposit options the native `deposit` reads (absent or NaN: the kernel's default). */

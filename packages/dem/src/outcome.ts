@@ -45,6 +45,9 @@ export function checkOutcome(
   timestep: () => TimestepFigures,
 ): StepReport {
   if (outcome.status === 'cancelled') throw cancelledError(what, 'kernel');
+  if (outcome.status === 'invalid') {
+    fail('range', outcome.argument ?? 'externalForces', `${what}: ${outcome.message}`, outcome.index ?? -1);
+  }
   if (outcome.status === 'diverged') {
     const diagnosis = outcome.diagnosis;
     if (typeof diagnosis === 'string' && diagnosis.length > 0) {
@@ -79,5 +82,7 @@ export function checkOutcome(
     steps: outcome.steps,
     clampedSpheres: outcome.clampedSpheres,
     firstClampedSphere: outcome.firstClampedSphere,
+    meanOverlap: outcome.meanOverlap ?? 0,
+    maxOverlap: outcome.maxOverlap ?? 0,
   };
 }

@@ -34,6 +34,9 @@ import type {
   TimestepReport,
 } from './types.js';
 
+/** Mean relative overlap above which the `PECLET_SOFT_CONTACT` warning is emitted. */
+const SOFT_CONTACT_OVERLAP = 0.01;
+
 // The kernel names a fixed radius `radius.radius`; the API lets it be `radius`.
 function renameRadius<T>(fixedRadius: boolean, body: () => T): T {
   try {
@@ -84,6 +87,7 @@ export class Simulation implements Disposable {
   #nativeVersion = 0;
   #releasedByCall = false;
   #running = false;
+  #softContactWarned = false;
 
   /** Throws TypeError/RangeError naming the option at fault (e.g. `contact.restitution`). */
   constructor(options: SimulationOptions) {
@@ -111,6 +115,19 @@ export class Simulation implements Disposable {
   /** Id in the module (`Simulation#<id>` in errors and the trace). */
   get id(): number {
     return this.#id;
+  }
+  /** The box (m), as given. */
+  get box(): { readonly min: readonly [number, number, number]; readonly max: readonly [number, number, number] } {
+    const { boxMin, boxMax } = this.#normalized;
+    return { min: [...boxMin] as [number, number, number], max: [...boxMax] as [number, number, number] };
+  }
+  /** Periodic flag per axis. */
+  get periodic(): readonly [boolean, boolean, boolean] {
+    return [...this.#normalized.periodic] as [boolean, boolean, boolean];
+  }
+  /** Gravity (m/s²). */
+  get gravity(): readonly [number, number, number] {
+    return [...this.#normalized.gravity] as [number, number, number];
   }
   get released(): boolean {
     return this.#releasedByCall || this.#native.released;
@@ -226,13 +243,14 @@ export class Simulation implements Disposable {
    */
   addSpheres(batch: SphereBatch): void {
     this.#idle('addSpheres');
-    const { positions, radii, density, velocities } = readSphereBatch(batch);
+    const { positions, radii, density, velocities, fixed } = readSphereBatch(batch);
     this.#idle('addSpheres');
     const gpu = this.#gpu;
     if (gpu === undefined) {
-      this.#native.addSpheres(positions, radii, density, velocities);
+      this.#native.addSpheres(positions, radii, density, velocities, fixed);
       return;
     }
+    if (fixed?.includes(1)) fail('type', 'fixed', "fixed spheres are not supported on executionSpace 'webgpu'");
     // The CPU kernel validates the batch and derives the time step; the device gets the spheres
     // (wrapped on periodic axes) at the next asynchronous call.
     gpu.checkCapacity(gpu.sphereCount + radii.length, 'radii');
@@ -255,7 +273,29 @@ export class Simulation implements Disposable {
   }
 
   #check(outcome: NativeAdvance, what: string): StepReport {
-    return checkOutcome(outcome, what, this.#escape, () => this.timestepReport);
+    const report = checkOutcome(outcome, what, this.#escape, () => this.timestepReport);
+    this.#warnSoftContacts(report.meanOverlap, what);
+    return report;
+  }
+
+  // Once per simulation: contacts overlapping by more than 1% of the radius on average are
+  // softer than DEM practice accepts (packing fractions, coordination and stresses drift).
+  #warnSoftContacts(meanOverlap: number, what: string): void {
+    if (this.#softContactWarned || !(meanOverlap > SOFT_CONTACT_OVERLAP)) return;
+    this.#softContactWarned = true;
+    const n = this.#normalized;
+    const factor = meanOverlap / SOFT_CONTACT_OVERLAP;
+    // At a fixed load a Hertz overlap scales as E^(-2/3), a linear one as 1/k.
+    const advice =
+      n.model === 1
+        ? `a contact.stiffness of about ${(n.stiffness * factor).toPrecision(2)} N/m (now ${n.stiffness.toPrecision(3)}) would keep it below 1%`
+        : `a contact.youngsModulus of about ${(n.youngsModulus * factor ** 1.5).toPrecision(2)} Pa (now ${n.youngsModulus.toPrecision(3)}) would keep it below 1%`;
+    process.emitWarning(
+      `Simulation#${this.#id}: after ${what}() the mean sphere-sphere overlap is ${(100 * meanOverlap).toPrecision(2)}% ` +
+        `of the smaller radius, above the 1% that DEM practice accepts; ${advice} ` +
+        '(an estimate from the scaling of the overlap with the stiffness at a fixed load)',
+      { type: 'PecletWarning', code: 'PECLET_SOFT_CONTACT' },
+    );
   }
 
   /**
@@ -295,9 +335,10 @@ export class Simulation implements Disposable {
     this.#running = true;
     try {
       const gpu = this.#gpu;
-      return gpu === undefined
-        ? await hostSlices(this.#native, request)
-        : await gpuSlices(gpu, this.#native.timestepReport.timestep, request);
+      if (gpu === undefined) return await hostSlices(this.#native, request);
+      const outcome = await gpuSlices(gpu, this.#native.timestepReport.timestep, request);
+      // Measured by the CPU kernel on the state read back.
+      return outcome.status === 'done' ? { ...outcome, ...this.#current().overlapStatistics() } : outcome;
     } finally {
       this.#running = false;
     }
@@ -415,6 +456,36 @@ export class Simulation implements Disposable {
   /** N radii (m). Read-only view (host), copy (webgpu). */
   get radii(): Float64Array {
     return this.#device()?.radii() ?? this.#native.radii;
+  }
+  /** N masses (kg), in the order spheres were added: a copy. */
+  get masses(): Float64Array {
+    return this.#native.masses();
+  }
+  /**
+   * 3N external forces (N), zero-copy and **writable**, in the order spheres were added; zero for
+   * new spheres. Every step adds them to the spheres' forces, held until changed (each call
+   * reads them at its start; a non-finite value makes the call throw a RangeError naming
+   * `externalForces` and the element, changing nothing). Detached when spheres are added (the
+   * values are kept: read the getter again) and on release. Host only.
+   *
+   * @example
+   * ```ts
+   * const drag = simulation.externalForces;
+   * drag[3 * i + 2] = 0.5; // 0.5 N upwards on sphere i, from now on
+   * simulation.step(100);
+   * ```
+   */
+  get externalForces(): Float64Array {
+    this.#live();
+    if (this.#gpu !== undefined) {
+      fail('type', 'externalForces', "external forces are not supported on executionSpace 'webgpu'");
+    }
+    return this.#native.externalForces;
+  }
+  /** N flags, 1 for a fixed sphere (see `addSpheres`); a copy. */
+  get fixed(): Uint8Array {
+    const gpu = this.#device();
+    return gpu === undefined ? this.#native.fixed : new Uint8Array(gpu.sphereCount);
   }
   /** The time step in use (s). */
   get timestep(): number {

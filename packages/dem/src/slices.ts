@@ -72,7 +72,8 @@ export async function hostSlices(native: NativeSimulation, request: SliceRequest
       clampedSpheres += outcome.clampedSpheres;
       if (firstClampedSphere < 0) firstClampedSphere = outcome.firstClampedSphere;
       last = outcome;
-      if (outcome.status === 'diverged') break;
+      // A diverged slice was rolled back; a refused one ('invalid') changed nothing.
+      if (outcome.status === 'diverged' || outcome.status === 'invalid') break;
       onProgress?.({
         steps: done,
         totalSteps: total,

@@ -89,6 +89,13 @@ export interface SphereBatch {
   readonly density: number;
   /** 3N initial velocities (m/s); default at rest. */
   readonly velocities?: Float64Array | readonly number[];
+  /**
+   * Fixed spheres (a packed bed held in place): `true` for the whole batch, or one flag per
+   * sphere (booleans, or a `Uint8Array` where non-zero means fixed). A fixed sphere never moves
+   * or rotates, acts in contacts as a body of infinite mass (like a wall), and must be given no
+   * velocity. Default: none. Host only.
+   */
+  readonly fixed?: boolean | readonly boolean[] | Uint8Array;
 }
 
 /** How {@link Simulation.deposit} draws radii: a number is a fixed radius. */
@@ -173,6 +180,14 @@ export interface StepReport {
   readonly clampedSpheres: number;
   /** Index of the first clamped sphere, or −1. */
   readonly firstClampedSphere: number;
+  /**
+   * Mean overlap of the sphere–sphere contacts at the end of the call, each relative to the
+   * smaller radius of its pair (δ / min(ri, rj)); 0 without contacts. Above 0.01 the contacts
+   * are softer than DEM practice accepts (see the `PECLET_SOFT_CONTACT` warning).
+   */
+  readonly meanOverlap: number;
+  /** Largest such relative overlap at the end of the call (0 without contacts). */
+  readonly maxOverlap: number;
 }
 
 /** Outcome of {@link Simulation.deposit}. */

@@ -96,8 +96,18 @@ Napi::Object advanceResult(Napi::Env env, const AdvanceOutcome& outcome) {
   o.Set("steps", static_cast<double>(outcome.report.steps));
   o.Set("clampedSpheres", static_cast<double>(outcome.report.clampedSpheres));
   o.Set("firstClampedSphere", static_cast<double>(outcome.report.firstClampedSphere));
+  if (outcome.invalid) {
+    // Refused before anything changed; the TypeScript layer throws it.
+    o.Set("status", "invalid");
+    o.Set("argument", outcome.invalid->argument);
+    o.Set("index", static_cast<double>(outcome.invalid->index));
+    o.Set("message", outcome.invalid->message);
+    return o;
+  }
   o.Set("settled", outcome.settled);
   o.Set("kineticEnergyPerSphere", outcome.kineticEnergyPerSphere);
+  o.Set("meanOverlap", outcome.overlap.mean);
+  o.Set("maxOverlap", outcome.overlap.max);
   if (outcome.report.status == dem::StepStatus::Diverged) {
     o.Set("diagnosis", outcome.report.diagnosis);
     o.Set("divergedSphere", static_cast<double>(outcome.report.divergedSphere));
@@ -114,10 +124,10 @@ void SimulationState::create(dem::SimulationOptions options) {
 }
 
 void SimulationState::account() {
-  // Approximate: the kernel's per-sphere arrays (13 × 3N and 6 × N doubles)
-  // plus about 8 neighbour pairs of 16 bytes per sphere.
+  // Approximate: the kernel's per-sphere arrays (15 × 3N and 6 × N doubles,
+  // N flags) plus about 8 neighbour pairs of 16 bytes per sphere.
   const std::size_t n = kernel ? kernel->sphereCount() : 0;
-  ledger.resize(n * (13 * 3 * sizeof(double) + 6 * sizeof(double) + 8 * 16));
+  ledger.resize(n * (15 * 3 * sizeof(double) + 6 * sizeof(double) + 1 + 8 * 16));
 }
 
 AdvanceOutcome SimulationState::advance(const AdvanceRequest& request, std::function<bool()> stop) {
@@ -133,9 +143,15 @@ AdvanceOutcome SimulationState::advance(const AdvanceRequest& request, std::func
   // One kernel call, so that a divergence anywhere in it restores the state
   // at the start of this call (the kernel checks the threshold in between).
   const dem::SettleCheck settle{request.threshold, request.checkInterval};
-  outcome.report = kernel->step(request.steps, &cancel, check ? &settle : nullptr);
+  try {
+    outcome.report = kernel->step(request.steps, &cancel, check ? &settle : nullptr);
+  } catch (const dem::DemError& e) {
+    outcome.invalid = e.error();
+    return outcome;
+  }
   outcome.settled = outcome.report.settled;
-  if (n > 0) outcome.kineticEnergyPerSphere = kernel->translationalKineticEnergy() / double(n);
+  outcome.kineticEnergyPerSphere = kernel->meanTranslationalKineticEnergy();
+  outcome.overlap = kernel->overlapStatistics();
   return outcome;
 }
 
@@ -151,6 +167,7 @@ Napi::Function Simulation::Init(Napi::Env env) {
   members.push_back(Getter<&Simulation::SphereArray<&dem::Simulation::forces, 3>>("forces"));
   members.push_back(Getter<&Simulation::SphereArray<&dem::Simulation::radii, 1>>("radii"));
   members.push_back(Getter<&Simulation::SphereCount>("sphereCount"));
+  members.push_back(Method<&Simulation::Masses>("masses"));
   members.push_back(Method<&Simulation::KineticEnergy>("kineticEnergy"));
   members.push_back(Method<&Simulation::TranslationalKineticEnergy>("translationalKineticEnergy"));
   members.push_back(Method<&Simulation::ElasticEnergy>("elasticEnergy"));
@@ -162,6 +179,9 @@ Napi::Function Simulation::Init(Napi::Env env) {
   members.push_back(Getter<&Simulation::Time>("time"));
   members.push_back(Getter<&Simulation::StepCount>("stepCount"));
   members.push_back(Getter<&Simulation::Busy>("busy"));
+  members.push_back(Getter<&Simulation::ExternalForces>("externalForces"));
+  members.push_back(Getter<&Simulation::Fixed>("fixed"));
+  members.push_back(Method<&Simulation::OverlapStatistics>("overlapStatistics"));
   return DefineClass(env, "Simulation", members);
 }
 
@@ -219,6 +239,17 @@ Napi::Value Simulation::AddSpheres(const Napi::CallbackInfo& info) {
   const Float64Copy positions = float64(env, info[0], "positions", false);
   const Float64Copy radii = float64(env, info[1], "radii", false);
   const Float64Copy velocities = float64(env, info[3], "velocities", true);
+  // Fixed flags: a Uint8Array (or absent), copied like the other arrays.
+  std::vector<std::uint8_t> fixed;
+  const bool hasFixed = !info[4].IsUndefined() && !info[4].IsNull();
+  if (hasFixed) {
+    if (!info[4].IsTypedArray() || info[4].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+      throw Napi::TypeError::New(env, "fixed must be a Uint8Array");
+    Napi::Uint8Array a = info[4].As<Napi::Uint8Array>();
+    const volatile std::uint8_t* source = a.Data();
+    fixed.resize(a.ElementLength());
+    for (std::size_t i = 0; i < fixed.size(); i++) fixed[i] = source[i];
+  }
   peclet::ensureAllocatable("radii", std::to_string(radii.length()) + " spheres",
                             double(radii.length()) * dem::Simulation::kBytesPerSphere);
   dem::SphereBatch batch;
@@ -229,6 +260,8 @@ Napi::Value Simulation::AddSpheres(const Napi::CallbackInfo& info) {
   batch.density = info[2].IsNumber() ? info[2].As<Napi::Number>().DoubleValue() : dem::kUnset;
   batch.velocities = velocities.data();
   batch.velocitiesLength = velocities.length();
+  batch.fixed = hasFixed ? fixed.data() : nullptr;
+  batch.fixedLength = fixed.size();
   // The kernel's arrays may move: arrays handed out before are detached.
   detachExports(env);
   // All or nothing: on any exception (allocation included, turned into a
@@ -328,7 +361,8 @@ Napi::Value Simulation::Deposit(const Napi::CallbackInfo& info) {
     threshold = 1e-5 * (mass / inserted) * std::fabs(state.kernel->options().gravity[2]) * (diameter / inserted);
   }
   if (report.inserted == 0) threshold = 0.0;  // cancelled before insertion
-  AdvanceOutcome outcome{report.stepping, report.settled, report.kineticEnergyPerSphere};
+  AdvanceOutcome outcome{report.stepping, report.settled, report.kineticEnergyPerSphere,
+                         state.kernel->overlapStatistics(), std::nullopt};
   Napi::Object result = advanceResult(env, outcome);
   result.Set("inserted", static_cast<double>(report.inserted));
   result.Set("kineticEnergyThreshold", threshold);
@@ -417,5 +451,41 @@ Napi::Value Simulation::StepCount(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(state_->kernel->stepCount()));
 }
 Napi::Value Simulation::Busy(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), state_->busy); }
+
+// Writable: the kernel reads it at the start of every call.
+Napi::Value Simulation::ExternalForces(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "externalForces");
+  dem::Simulation& kernel = *state_->kernel;
+  return exportArray<double>(info.Env(), state_, kernel.externalForces(), 3 * kernel.sphereCount());
+}
+
+// A copy: the flags never change once spheres are added.
+Napi::Value Simulation::Fixed(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "fixed");
+  const dem::Simulation& kernel = *state_->kernel;
+  const std::size_t n = kernel.sphereCount();
+  Napi::Uint8Array flags = Napi::Uint8Array::New(info.Env(), n);
+  for (std::size_t i = 0; i < n; i++) flags[i] = kernel.fixed()[i];
+  return flags;
+}
+
+Napi::Value Simulation::OverlapStatistics(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "overlapStatistics");
+  const dem::OverlapStatistics stats = state_->kernel->overlapStatistics();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("meanOverlap", stats.mean);
+  o.Set("maxOverlap", stats.max);
+  return o;
+}
+
+// masses() → Float64Array(N), a copy in the order spheres were added.
+Napi::Value Simulation::Masses(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "masses");
+  const std::size_t n = state_->kernel->sphereCount();
+  Napi::Float64Array out = Napi::Float64Array::New(info.Env(), n);
+  if (n > 0) state_->kernel->copyMasses(out.Data());
+  return out;
+}
 
 }  // namespace peclet_dem

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <peclet/peclet.hpp>
 
 #include "../dem.hpp"
@@ -24,6 +25,10 @@ struct AdvanceOutcome {
   peclet::dem::StepReport report;
   bool settled = false;
   double kineticEnergyPerSphere = 0.0;
+  peclet::dem::OverlapStatistics overlap;
+  /// Set when the kernel refused the call (a non-finite external force):
+  /// nothing changed.
+  std::optional<peclet::dem::ValidationError> invalid;
 };
 
 /// Native state shared by the object, its exported arrays and async work.
@@ -61,6 +66,7 @@ class Simulation : public peclet::Object<Simulation> {
   Napi::Value AdvanceAsync(const Napi::CallbackInfo& info);
   Napi::Value Deposit(const Napi::CallbackInfo& info);
   Napi::Value SphereCount(const Napi::CallbackInfo& info);
+  Napi::Value Masses(const Napi::CallbackInfo& info);
   Napi::Value KineticEnergy(const Napi::CallbackInfo& info);
   Napi::Value TranslationalKineticEnergy(const Napi::CallbackInfo& info);
   Napi::Value ElasticEnergy(const Napi::CallbackInfo& info);
@@ -72,6 +78,9 @@ class Simulation : public peclet::Object<Simulation> {
   Napi::Value Time(const Napi::CallbackInfo& info);
   Napi::Value StepCount(const Napi::CallbackInfo& info);
   Napi::Value Busy(const Napi::CallbackInfo& info);
+  Napi::Value ExternalForces(const Napi::CallbackInfo& info);
+  Napi::Value Fixed(const Napi::CallbackInfo& info);
+  Napi::Value OverlapStatistics(const Napi::CallbackInfo& info);
 
   /// Throws a TypeError when async work owns the kernel.
   void ensureIdle(Napi::Env env, const char* what) const;
