@@ -11,6 +11,8 @@
 #include <new>
 #include <string>
 
+#include "args.hpp"
+#include "kernel_error.hpp"
 #include "ledger.hpp"
 #include "memory.hpp"
 #include "runtime.hpp"
@@ -44,6 +46,8 @@ inline Napi::Error outOfMemoryError(Napi::Env env, const std::string& argument, 
     throw;
   } catch (const Napi::Error&) {
     throw;
+  } catch (const KernelArgumentError& e) {
+    throwArgumentError(env, e.isType(), e.argument(), e.index(), e.detail());
   } catch (const AllocationRefused& e) {
     throw outOfMemoryError(env, e.argument(), e.what());
   } catch (const std::bad_alloc&) {

@@ -7,6 +7,7 @@
 #include "env.hpp"
 #include "errors.hpp"
 #include "install.hpp"
+#include "kernel_error.hpp"
 #include "ledger.hpp"
 #include "memory.hpp"
 #include "object.hpp"

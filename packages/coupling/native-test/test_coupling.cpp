@@ -1,0 +1,209 @@
+// The coupling kernels against what they must conserve and the formulas they
+// implement: the divided kernel keeps every sphere's volume and splits it by
+// symmetry on faces, edges and corners; the closures reduce to Stokes' drag
+// for a lone sphere and Gidaspow's to Ergun's pressure drop; the exchange
+// gives the fluid exactly the opposite of what it gives the spheres.
+#include <cmath>
+#include <peclet/kernel_error.hpp>
+#include <peclet/testing.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "coupling.hpp"
+
+namespace {
+
+using namespace peclet::coupling;
+
+constexpr double kPi = 3.14159265358979323846;
+
+Grid box(std::size_t n0, std::size_t n1, std::size_t n2, double cell) {
+  Grid g;
+  g.n[0] = n0, g.n[1] = n1, g.n[2] = n2, g.cell = cell;
+  return g;
+}
+
+template <typename F>
+std::string refusal(F&& f) {
+  try {
+    f();
+  } catch (const peclet::KernelArgumentError& e) {
+    return e.argument();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(the_satellite_points_are_symmetric_and_inside_the_unit_sphere) {
+  double mean[3] = {0, 0, 0}, second = 0;
+  for (const auto& s : satellites()) {
+    const double r2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+    CHECK(r2 < 1);
+    for (int a = 0; a < 3; a++) mean[a] += s[a];
+    second += r2;
+  }
+  for (int a = 0; a < 3; a++) CHECK_NEAR(mean[a], 0, 1e-13);
+  // Equal-volume shells at (k + ½)/3 of the volume: mean r² = Σ (k + ½)^(2/3) / 3.
+  double expected = 0;
+  for (int k = 0; k < 3; k++) expected += std::cbrt((k + 0.5) / 3) * std::cbrt((k + 0.5) / 3) / 3;
+  CHECK_NEAR(second / double(kSatellites), expected, 1e-13);
+}
+
+TEST(the_divided_kernel_keeps_every_sphere_volume) {
+  Grid g = box(5, 4, 3, 1.0);
+  g.periodic[2] = false;
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const std::size_t n = 40;
+  std::vector<double> x(3 * n), r(n);
+  double volume = 0;
+  for (std::size_t i = 0; i < n; i++) {
+    r[i] = 0.1 + 0.35 * unit(random);
+    for (int a = 0; a < 3; a++) x[3 * i + a] = unit(random) * double(g.n[a]);
+    volume += 4.0 / 3.0 * kPi * r[i] * r[i] * r[i];
+  }
+  std::vector<double> solid(g.cells());
+  Spheres s{n, x.data(), nullptr, r.data()};
+  checkSpheres(g, s);
+  solidFraction(g, s, solid.data());
+  double sum = 0;
+  for (double v : solid) sum += v;
+  CHECK_NEAR(sum, volume, 1e-13 * volume);
+}
+
+TEST(a_sphere_inside_a_cell_stays_in_it_and_one_on_a_face_edge_or_corner_splits_by_symmetry) {
+  Grid g = box(4, 4, 4, 2.0);
+  const double r = 0.5, whole = 4.0 / 3.0 * kPi * r * r * r / 8.0;
+  std::vector<double> solid(g.cells());
+  auto at = [&](std::size_t i, std::size_t j, std::size_t k) { return solid[(i * 4 + j) * 4 + k]; };
+  const double inside[3] = {3.0, 2.7, 3.4}, face[3] = {4.0, 3.0, 3.0}, edge[3] = {4.0, 4.0, 3.0},
+               corner[3] = {0.0, 0.0, 0.0};
+  const double radius[1] = {r};
+  solidFraction(g, Spheres{1, inside, nullptr, radius}, solid.data());
+  CHECK_NEAR(at(1, 1, 1), whole, 1e-15);
+  solidFraction(g, Spheres{1, face, nullptr, radius}, solid.data());
+  CHECK_NEAR(at(1, 1, 1), whole / 2, 1e-15);
+  CHECK_NEAR(at(2, 1, 1), whole / 2, 1e-15);
+  solidFraction(g, Spheres{1, edge, nullptr, radius}, solid.data());
+  for (std::size_t i = 1; i <= 2; i++)
+    for (std::size_t j = 1; j <= 2; j++) CHECK_NEAR(at(i, j, 1), whole / 4, 1e-15);
+  // The corner of the periodic box: the eight cells around it across the faces.
+  solidFraction(g, Spheres{1, corner, nullptr, radius}, solid.data());
+  for (std::size_t i : {0, 3})
+    for (std::size_t j : {0, 3})
+      for (std::size_t k : {0, 3}) CHECK_NEAR(at(i, j, k), whole / 8, 1e-15);
+}
+
+TEST(the_closures_give_stokes_drag_to_a_lone_sphere) {
+  const double mu = 1e-3, rho = 1000, d = 1e-4, stokes = 3 * kPi * mu * d;
+  const double slip = 1e-12;  // Re = 1e-10
+  CHECK_NEAR(dragCoefficient(Drag::Gidaspow, 1.0, d, slip, mu, rho) / stokes, 1.0, 1e-6);
+  CHECK_NEAR(dragCoefficient(Drag::Beetstra, 1.0, d, slip, mu, rho) / stokes, 1.0, 1e-6);
+  // Di Felice's C_d = (0.63 + 4.8/√Re)² tends to 23.04/Re: 0.96 of Stokes.
+  CHECK_NEAR(dragCoefficient(Drag::DiFelice, 1.0, d, slip, mu, rho) / stokes, 0.96, 1e-4);
+  // Finite at zero slip (the limit), and growing with Re.
+  CHECK_NEAR(dragCoefficient(Drag::DiFelice, 1.0, d, 0.0, mu, rho) / stokes, 0.96, 1e-12);
+  for (Drag drag : {Drag::DiFelice, Drag::Beetstra, Drag::Gidaspow})
+    CHECK(dragCoefficient(drag, 1.0, d, 1.0, mu, rho) > dragCoefficient(drag, 1.0, d, 0.01, mu, rho));
+}
+
+TEST(di_felice_and_the_standard_drag_curve_at_re_10_and_100) {
+  // At ε = 1, F = ½ C_d ρ (π d²/4) U² with C_d = (0.63 + 4.8/√Re)².
+  const double mu = 1e-3, rho = 1000, d = 1e-3;
+  for (double re : {10.0, 100.0}) {
+    const double u = re * mu / (rho * d);
+    const double cd = std::pow(0.63 + 4.8 / std::sqrt(re), 2);
+    CHECK_NEAR(dragCoefficient(Drag::DiFelice, 1.0, d, u, mu, rho) * u, 0.5 * cd * rho * kPi * d * d / 4 * u * u,
+               1e-12 * cd * rho * d * d * u * u);
+    const double cdSN = 24 / re * (1 + 0.15 * std::pow(re, 0.687));
+    CHECK_NEAR(dragCoefficient(Drag::Gidaspow, 1.0, d, u, mu, rho) * u, 0.5 * cdSN * rho * kPi * d * d / 4 * u * u,
+               1e-12 * cdSN * rho * d * d * u * u);
+  }
+}
+
+TEST(gidaspows_closure_reproduces_the_ergun_pressure_drop_in_a_fixed_bed) {
+  // Model A in a uniform fixed bed: −dp/dx = n F_d / ε, n = (1 − ε)/V spheres per volume.
+  const double mu = 1.8e-5, rho = 1.2, d = 5e-4, eps = 0.42, volume = kPi * d * d * d / 6;
+  for (double superficial : {1e-3, 0.1, 2.0}) {
+    const double u = superficial / eps;
+    const double fd = dragCoefficient(Drag::Gidaspow, eps, d, u, mu, rho) * u;
+    const double dpdx = (1 - eps) / volume * fd / eps;
+    const double ergun = 150 * mu * (1 - eps) * (1 - eps) * superficial / (eps * eps * eps * d * d) +
+                         1.75 * rho * (1 - eps) * superficial * superficial / (eps * eps * eps * d);
+    CHECK_NEAR(dpdx / ergun, 1.0, 1e-12);
+  }
+}
+
+TEST(the_exchange_conserves_momentum_to_round_off) {
+  Grid g = box(6, 5, 4, 1e-3);
+  g.periodic[1] = false;
+  std::mt19937_64 random(11);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const std::size_t n = 60, cells = g.cells();
+  std::vector<double> x(3 * n), v(3 * n), r(n), m(n);
+  for (std::size_t i = 0; i < n; i++) {
+    r[i] = (0.15 + 0.3 * unit(random)) * 1e-3;
+    m[i] = 2500 * 4.0 / 3.0 * kPi * r[i] * r[i] * r[i];
+    for (int a = 0; a < 3; a++) {
+      x[3 * i + a] = unit(random) * double(g.n[a]) * g.cell;
+      v[3 * i + a] = unit(random) - 0.5;
+    }
+  }
+  Spheres s{n, x.data(), v.data(), r.data()};
+  std::vector<double> solid(cells), eps(cells), u(3 * cells), p(cells), grad(3 * cells);
+  solidFraction(g, s, solid.data());
+  for (std::size_t c = 0; c < cells; c++) {
+    eps[c] = std::max(1 - solid[c], 0.3);
+    p[c] = 100 * unit(random);
+    for (int a = 0; a < 3; a++) u[3 * c + a] = unit(random) - 0.5;
+  }
+  gradient(g, p.data(), grad.data());
+  for (Drag drag : {Drag::DiFelice, Drag::Beetstra, Drag::Gidaspow}) {
+    ExchangeParameters parameters;
+    parameters.drag = drag;
+    std::vector<double> fd(3 * n), total(3 * n), fluid(3 * cells);
+    ExchangeOutput out{fd.data(), total.data(), fluid.data()};
+    const ExchangeReport report = exchange(g, s, m.data(), eps.data(), solid.data(), u.data(), grad.data(), parameters, out);
+    CHECK(report.maxReynolds > 0 && report.maxDragRate > 0 && report.maxFluidDragRate > 0);
+    for (int a = 0; a < 3; a++) {
+      double particles = 0, fluidSum = 0, scale = 0;
+      for (std::size_t i = 0; i < n; i++) particles += total[3 * i + a], scale += std::fabs(total[3 * i + a]);
+      for (std::size_t c = 0; c < cells; c++) fluidSum += fluid[3 * c + a] * g.cellVolume();
+      CHECK_NEAR(particles + fluidSum, 0, 1e-14 * scale);
+    }
+  }
+}
+
+TEST(the_gradient_is_exact_for_a_linear_field_inside_and_wraps_on_periodic_axes) {
+  Grid g = box(4, 5, 6, 0.5);
+  g.periodic[0] = false;
+  std::vector<double> f(g.cells()), out(3 * g.cells());
+  for (std::size_t i = 0; i < 4; i++)
+    for (std::size_t j = 0; j < 5; j++)
+      for (std::size_t k = 0; k < 6; k++) f[(i * 5 + j) * 6 + k] = 3.0 * double(i) * 0.5;
+  gradient(g, f.data(), out.data());
+  for (std::size_t c = 0; c < g.cells(); c++) {
+    CHECK_NEAR(out[3 * c], 3.0, 1e-12);
+    CHECK_NEAR(out[3 * c + 1], 0.0, 1e-15);
+  }
+}
+
+TEST(spheres_outside_the_grid_too_large_or_not_finite_are_named) {
+  Grid g = box(4, 4, 4, 1.0);
+  g.periodic[2] = false;
+  double x[3] = {1, 1, 4.5}, r[1] = {0.3}, v[3] = {0, 0, 0};
+  CHECK(refusal([&] { checkSpheres(g, Spheres{1, x, v, r}); }) == "positions");
+  x[2] = 2, x[0] = -50;  // a periodic axis wraps
+  checkSpheres(g, Spheres{1, x, v, r});
+  x[0] = NAN;
+  CHECK(refusal([&] { checkSpheres(g, Spheres{1, x, v, r}); }) == "positions");
+  x[0] = 1, r[0] = 0.6;
+  CHECK(refusal([&] { checkSpheres(g, Spheres{1, x, v, r}); }) == "cellSize");
+  r[0] = 0;
+  CHECK(refusal([&] { checkSpheres(g, Spheres{1, x, v, r}); }) == "radii");
+  r[0] = 0.3, v[1] = INFINITY;
+  CHECK(refusal([&] { checkSpheres(g, Spheres{1, x, v, r}); }) == "velocities");
+  CHECK(refusal([] { parseDrag("stokes"); }) == "drag");
+}

@@ -1,0 +1,279 @@
+#include "coupler_object.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace peclet_coupling {
+
+namespace cp = peclet::coupling;
+
+void CouplerState::account() {
+  std::size_t bytes = 0;
+  for (const auto* v : {&solid, &epsilon, &velocity, &pressure, &gradient, &fluidForce, &drag, &total, &positions,
+                        &velocities, &radii, &masses})
+    bytes += v->capacity() * sizeof(double);
+  ledger.resize(bytes);
+}
+
+namespace {
+
+// The TypeScript layer checks and normalizes options; a missing field reads
+// as NaN here and fails the checks below with its name.
+double number(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : std::nan("");
+}
+
+void vector3(const Napi::Object& o, const char* key, double* out) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsArray() || v.As<Napi::Array>().Length() != 3) peclet::kernelTypeError(key, "must be [x, y, z]");
+  for (std::uint32_t a = 0; a < 3; a++) {
+    Napi::Value x = v.As<Napi::Array>().Get(a);
+    out[a] = x.IsNumber() ? x.As<Napi::Number>().DoubleValue() : std::nan("");
+    if (!std::isfinite(out[a])) peclet::kernelRangeError(key, "must be finite", a);
+  }
+}
+
+// A Float64Array of `length` elements (read in place: the caller copies
+// what it must not see change).
+Napi::Float64Array array(const Napi::Object& o, const char* key, std::size_t length) {
+  Napi::Value v = o.Get(key);
+  if (!peclet::isFloat64Array(v)) peclet::kernelTypeError(key, "must be a Float64Array");
+  Napi::Float64Array a = v.As<Napi::Float64Array>();
+  if (a.ElementLength() != length)
+    peclet::kernelRangeError(key, "has " + std::to_string(a.ElementLength()) + " elements, expected " +
+                                      std::to_string(length) + " (was it detached?)");
+  return a;
+}
+
+void copy(const Napi::Float64Array& from, std::vector<double>& to) {
+  to.resize(from.ElementLength());
+  if (!to.empty()) std::memcpy(to.data(), from.Data(), to.size() * sizeof(double));
+}
+
+}  // namespace
+
+Napi::Function Coupler::Init(Napi::Env env) {
+  auto members = LifecycleMembers();
+  members.push_back(Method<&Coupler::Arrays>("arrays"));
+  members.push_back(Getter<&Coupler::Generation>("generation"));
+  members.push_back(Method<&Coupler::Exchange>("exchange"));
+  members.push_back(Method<&Coupler::SolidVolume>("solidVolume"));
+  members.push_back(Method<&Coupler::DensestCell>("densestCell"));
+  return DefineClass(env, "Coupler", members);
+}
+
+// new Coupler({ shape, cellSize, origin, periodic, drag, viscosity, density, minVoidFraction })
+Coupler::Coupler(const Napi::CallbackInfo& info) : peclet::Object<Coupler>(info) {
+  state_ = peclet::guard(info.Env(), "new Coupler", [&] {
+    if (info.Length() < 1 || !info[0].IsObject()) peclet::kernelTypeError("options", "must be an object");
+    Napi::Object o = info[0].As<Napi::Object>();
+    auto s = std::make_shared<CouplerState>(envId());
+    cp::Grid& g = s->grid;
+    double shape[3];
+    vector3(o, "shape", shape);
+    double cells = 1;
+    for (int a = 0; a < 3; a++) {
+      if (!(shape[a] >= 1 && shape[a] == std::floor(shape[a]) && shape[a] < 65536))
+        peclet::kernelRangeError("shape", "must be whole numbers of cells in [1, 65535]", a);
+      g.n[a] = std::size_t(shape[a]);
+      cells *= shape[a];
+    }
+    g.cell = number(o, "cellSize");
+    if (!(g.cell > 0 && std::isfinite(g.cell))) peclet::kernelRangeError("cellSize", "must be a positive number");
+    vector3(o, "origin", g.origin);
+    Napi::Value periodic = o.Get("periodic");
+    if (!periodic.IsArray() || periodic.As<Napi::Array>().Length() != 3)
+      peclet::kernelTypeError("periodic", "must be three booleans");
+    for (std::uint32_t a = 0; a < 3; a++) g.periodic[a] = periodic.As<Napi::Array>().Get(a).ToBoolean();
+    Napi::Value drag = o.Get("drag");
+    if (!drag.IsString()) peclet::kernelTypeError("drag", "must be a string");
+    s->parameters.drag = cp::parseDrag(drag.As<Napi::String>().Utf8Value());
+    s->parameters.viscosity = number(o, "viscosity");
+    s->parameters.density = number(o, "density");
+    s->parameters.minVoidFraction = number(o, "minVoidFraction");
+    if (!(s->parameters.viscosity > 0 && std::isfinite(s->parameters.viscosity)))
+      peclet::kernelRangeError("viscosity", "must be a positive number");
+    if (!(s->parameters.density > 0 && std::isfinite(s->parameters.density)))
+      peclet::kernelRangeError("density", "must be a positive number");
+    if (!(s->parameters.minVoidFraction > 0 && s->parameters.minVoidFraction < 1))
+      peclet::kernelRangeError("minVoidFraction", "must be in (0, 1)");
+    peclet::ensureAllocatable("shape", "the coupling fields of " + std::to_string(std::uint64_t(cells)) + " cells",
+                              cells * 12 * sizeof(double));
+    const std::size_t n = g.cells();
+    s->solid.assign(n, 0.0);
+    s->epsilon.assign(n, 1.0);
+    s->velocity.assign(3 * n, 0.0);
+    s->pressure.assign(n, 0.0);
+    s->gradient.assign(3 * n, 0.0);
+    s->fluidForce.assign(3 * n, 0.0);
+    s->account();
+    return s;
+  });
+}
+
+Napi::Value Coupler::Arrays(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  auto out = [&](std::vector<double>& v) { return exportArray<double>(env, state_, v.data(), v.size()); };
+  o.Set("voidFraction", out(state_->epsilon));
+  o.Set("fluidVelocity", out(state_->velocity));
+  o.Set("pressure", out(state_->pressure));
+  o.Set("dragForces", out(state_->drag));
+  return o;
+}
+
+Napi::Value Coupler::Generation(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), generation_); }
+
+// densestCell(positions, radii) → the smallest void fraction of a cell (uncapped) for these
+// spheres, nothing kept.
+Napi::Value Coupler::DensestCell(const Napi::CallbackInfo& info) {
+  if (info.Length() < 2 || !peclet::isFloat64Array(info[0]) || !peclet::isFloat64Array(info[1]))
+    peclet::kernelTypeError("positions", "densestCell(positions, radii) takes two Float64Arrays");
+  std::vector<double> pos, rad;
+  copy(info[0].As<Napi::Float64Array>(), pos);
+  copy(info[1].As<Napi::Float64Array>(), rad);
+  if (pos.size() != 3 * rad.size()) peclet::kernelRangeError("positions", "must hold 3 numbers per radius");
+  const cp::Spheres spheres{rad.size(), pos.data(), nullptr, rad.data()};
+  cp::checkSpheres(state_->grid, spheres);
+  std::vector<double> solid(state_->grid.cells());
+  cp::solidFraction(state_->grid, spheres, solid.data());
+  double most = 0;
+  for (double x : solid) most = std::max(most, x);
+  return Napi::Number::New(info.Env(), 1 - most);
+}
+
+// solidVolume(positions, radii) → Σ sphere volume the kernel puts in the cells (m³).
+Napi::Value Coupler::SolidVolume(const Napi::CallbackInfo& info) {
+  double sum = 0;
+  for (double s : state_->solid) sum += s;
+  return Napi::Number::New(info.Env(), sum * state_->grid.cellVolume());
+}
+
+// exchange({ positions, velocities, radii, masses?, latticeVelocity, latticeDensity, velocityScale,
+//            pressureScale, forceScale, drive, gravity, externalForces, latticeForce, latticePorosity })
+// Everything is read and computed before anything is written: a call that
+// throws changes nothing, here or in the arrays it was given.
+Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) peclet::kernelTypeError("options", "must be an object");
+  Napi::Object o = info[0].As<Napi::Object>();
+  CouplerState& s = *state_;
+  const std::size_t cells = s.grid.cells();
+  if (!peclet::isFloat64Array(o.Get("radii"))) peclet::kernelTypeError("radii", "must be a Float64Array");
+  Napi::Float64Array radii = o.Get("radii").As<Napi::Float64Array>();
+  const std::size_t n = radii.ElementLength();
+  Napi::Float64Array positions = array(o, "positions", 3 * n), velocities = array(o, "velocities", 3 * n);
+  const bool withMasses = !o.Get("masses").IsUndefined();
+  Napi::Float64Array latticeVelocity = array(o, "latticeVelocity", 3 * cells);
+  Napi::Float64Array latticeDensity = array(o, "latticeDensity", cells);
+  Napi::Float64Array externalForces = array(o, "externalForces", 3 * n);
+  Napi::Float64Array latticeForce = array(o, "latticeForce", 3 * cells);
+  Napi::Float64Array latticePorosity = array(o, "latticePorosity", cells);
+  const double velocityScale = number(o, "velocityScale"), pressureScale = number(o, "pressureScale"),
+               forceScale = number(o, "forceScale");
+  for (double x : {velocityScale, pressureScale, forceScale})
+    if (!(x > 0 && std::isfinite(x))) peclet::kernelRangeError("scales", "must be positive numbers");
+  cp::ExchangeParameters p = s.parameters;
+  vector3(o, "drive", p.drivePressureGradient);
+  vector3(o, "gravity", p.gravity);
+
+  // Inputs copied (they may be views of shared memory), then checked.
+  std::vector<double> pos, vel, rad, mass;
+  copy(positions, pos);
+  copy(velocities, vel);
+  copy(radii, rad);
+  if (withMasses) copy(array(o, "masses", n), mass);
+  const cp::Spheres spheres{n, pos.data(), vel.data(), rad.data()};
+  cp::checkSpheres(s.grid, spheres);
+  const double* u = latticeVelocity.Data();
+  const double* rho = latticeDensity.Data();
+  for (std::size_t c = 0; c < cells; c++) {
+    if (!std::isfinite(rho[c]) || !std::isfinite(u[3 * c]) || !std::isfinite(u[3 * c + 1]) ||
+        !std::isfinite(u[3 * c + 2]))
+      peclet::kernelRangeError("fluid", "the lattice holds a non-finite value in cell " + std::to_string(c));
+  }
+
+  // Computed into fresh buffers, swapped in at the end.
+  std::vector<double> solid(cells), epsilon(cells), velocity(3 * cells), pressure(cells), gradient(3 * cells),
+      fluidForce(3 * cells), drag(3 * n), total(3 * n);
+  cp::solidFraction(s.grid, spheres, solid.data());
+  double meanDensity = 0;
+  for (std::size_t c = 0; c < cells; c++) meanDensity += rho[c];
+  meanDensity /= double(cells);
+  double minEpsilon = 1, maxSolid = 0;
+  std::size_t capped = 0;
+  for (std::size_t c = 0; c < cells; c++) {
+    const double e = 1 - solid[c];
+    if (e < p.minVoidFraction) capped++;
+    epsilon[c] = std::max(e, p.minVoidFraction);
+    minEpsilon = std::min(minEpsilon, epsilon[c]);
+    maxSolid = std::max(maxSolid, solid[c]);
+    for (int a = 0; a < 3; a++) velocity[3 * c + a] = u[3 * c + a] * velocityScale;
+    pressure[c] = (rho[c] - meanDensity) / 3 * pressureScale;
+  }
+  cp::gradient(s.grid, pressure.data(), gradient.data());
+  const cp::ExchangeReport report =
+      cp::exchange(s.grid, spheres, withMasses ? mass.data() : nullptr, epsilon.data(), solid.data(), velocity.data(),
+                   gradient.data(), p, cp::ExchangeOutput{drag.data(), total.data(), fluidForce.data()});
+  for (double f : total)
+    if (!std::isfinite(f)) peclet::kernelRangeError("fluid", "the fluid force on a sphere is not finite");
+  // The explicit exchange holds the drag over a fluid step: refused when a
+  // sphere or a cell would respond faster than that.
+  const double particleLimit = number(o, "maxDragRate"), fluidLimit = number(o, "maxFluidDragRate");
+  if (report.maxDragRate > particleLimit || report.maxFluidDragRate > fluidLimit)
+    peclet::kernelRangeError("dem.substeps",
+                             "the fluid step is too long for the drag now (sphere response " +
+                                 std::to_string(1 / report.maxDragRate) + " s, fluid response " +
+                                 std::to_string(1 / report.maxFluidDragRate) +
+                                 " s; the step must stay below 0.5 and 1 of them): use fewer dem substeps");
+
+  // Commit: the object's fields (in place, under the views JS holds; a new
+  // sphere count reallocates, after detaching the views), then the arrays of
+  // flow and dem.
+  if (drag.size() != s.drag.size()) {
+    detachExports(env);
+    generation_++;
+  }
+  auto commit = [](std::vector<double>& to, const std::vector<double>& from) {
+    if (to.size() == from.size())
+      std::copy(from.begin(), from.end(), to.begin());
+    else
+      to = from;
+  };
+  commit(s.solid, solid), commit(s.epsilon, epsilon), commit(s.velocity, velocity), commit(s.pressure, pressure);
+  commit(s.gradient, gradient), commit(s.fluidForce, fluidForce), commit(s.drag, drag), commit(s.total, total);
+  s.account();
+  std::memcpy(externalForces.Data(), s.total.data(), 3 * n * sizeof(double));
+  double* force = latticeForce.Data();
+  for (std::size_t i = 0; i < 3 * cells; i++) force[i] = s.fluidForce[i] / forceScale;
+  std::memcpy(latticePorosity.Data(), s.epsilon.data(), cells * sizeof(double));
+
+  Napi::Object r = Napi::Object::New(env);
+  r.Set("maxReynolds", report.maxReynolds);
+  r.Set("maxDragRate", report.maxDragRate);
+  r.Set("maxFluidDragRate", report.maxFluidDragRate);
+  r.Set("minVoidFraction", minEpsilon);
+  r.Set("maxSolidFraction", maxSolid);
+  r.Set("cappedCells", double(capped));
+  return r;
+}
+
+Napi::Value DragCoefficient(const Napi::CallbackInfo& info) {
+  if (info.Length() < 6 || !info[0].IsString()) peclet::kernelTypeError("drag", "must be a string");
+  const cp::Drag drag = cp::parseDrag(info[0].As<Napi::String>().Utf8Value());
+  double x[5];
+  const char* names[5] = {"voidFraction", "diameter", "slip", "viscosity", "density"};
+  for (int i = 0; i < 5; i++) {
+    x[i] = info[i + 1].IsNumber() ? info[i + 1].As<Napi::Number>().DoubleValue() : std::nan("");
+    if (!std::isfinite(x[i]) || x[i] < 0) peclet::kernelRangeError(names[i], "must be a finite number >= 0");
+  }
+  if (!(x[0] > 0 && x[0] <= 1)) peclet::kernelRangeError("voidFraction", "must be in (0, 1]");
+  for (int i : {1, 3, 4})
+    if (!(x[i] > 0)) peclet::kernelRangeError(names[i], "must be positive");
+  return Napi::Number::New(info.Env(), cp::dragCoefficient(drag, x[0], x[1], x[2], x[3], x[4]));
+}
+
+}  // namespace peclet_coupling

@@ -1,0 +1,49 @@
+// The JS class Coupler: the native state between a flow lattice and a DEM
+// simulation (the fields of the divided kernel and the drag of each sphere),
+// handed to JS as zero-copy typed arrays.
+#pragma once
+
+#include <memory>
+#include <peclet/peclet.hpp>
+#include <vector>
+
+#include "../coupling.hpp"
+
+namespace peclet_coupling {
+
+/// Native state shared by the object and its exported arrays.
+struct CouplerState {
+  explicit CouplerState(std::uint64_t env) : ledger("Coupler", env, 0) {}
+  peclet::coupling::Grid grid;
+  peclet::coupling::ExchangeParameters parameters;
+  std::vector<double> solid, epsilon, velocity, pressure, gradient, fluidForce;  // per cell
+  std::vector<double> drag, total;                                             // 3 per sphere
+  std::vector<double> positions, velocities, radii, masses;                    // copies of the inputs
+  peclet::LedgerEntry ledger;
+  void account();
+};
+
+class Coupler : public peclet::Object<Coupler> {
+ public:
+  static constexpr const char* ClassName = "Coupler";
+  static Napi::Function Init(Napi::Env env);
+  explicit Coupler(const Napi::CallbackInfo& info);
+
+ protected:
+  void dropNative() noexcept override { state_.reset(); }
+
+ private:
+  Napi::Value Arrays(const Napi::CallbackInfo& info);
+  Napi::Value Generation(const Napi::CallbackInfo& info);
+  Napi::Value Exchange(const Napi::CallbackInfo& info);
+  Napi::Value SolidVolume(const Napi::CallbackInfo& info);
+  Napi::Value DensestCell(const Napi::CallbackInfo& info);
+
+  std::shared_ptr<CouplerState> state_;
+  double generation_ = 0;
+};
+
+/// dragCoefficient(drag, voidFraction, diameter, slip, viscosity, density) → kg/s
+Napi::Value DragCoefficient(const Napi::CallbackInfo& info);
+
+}  // namespace peclet_coupling

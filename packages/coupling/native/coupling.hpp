@@ -1,0 +1,128 @@
+#pragma once
+/// \file
+/// The kernels between a volume-averaged fluid on a grid of cubic cells and
+/// the spheres of a DEM, in plain C++ (no Node-API):
+///
+/// - the "divided" kernel: each sphere is split into kSatellites points of
+///   equal volume (three equal-volume shells of 24 points each, every point
+///   set symmetric under reflection about each axis) and each point's share
+///   goes to the cell that contains it. The same points carry each sphere's
+///   volume to the cells (void fraction), the cell fields to the sphere
+///   (fluid velocity, void fraction, pressure gradient) and the sphere's drag
+///   back to the cells — so the force the fluid gets is exactly the opposite
+///   of the force the spheres get, and a sphere inside one cell is wholly in
+///   it (after CFDEMcoupling's `divided` void fraction, Goniva et al. 2012);
+/// - drag closures (Di Felice 1994; Beetstra, van der Hoef & Kuipers 2007;
+///   Gidaspow 1994: Ergun 1952 below ε = 0.8, Wen & Yu 1966 above);
+/// - the momentum exchange of the volume-averaged equations in the form
+///   "model A" of Zhou, Kuang, Chu & Yu (2010): the fluid feels −ε∇p and the
+///   reaction of the drag, each sphere the drag and −V∇p.
+///
+/// SI units everywhere here; the binding converts to and from lattice units.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace peclet::coupling {
+
+/// Points per sphere of the divided kernel.
+inline constexpr std::size_t kSatellites = 72;
+
+/// Unit-sphere offsets of the divided kernel (each carries 1/kSatellites of
+/// the volume).
+const std::array<std::array<double, 3>, kSatellites>& satellites();
+
+/// A box of n[0] × n[1] × n[2] cubic cells of side `cell`, C order (the last
+/// index fastest), from `origin`.
+struct Grid {
+  std::size_t n[3] = {0, 0, 0};
+  double cell = 1;
+  double origin[3] = {0, 0, 0};
+  bool periodic[3] = {true, true, true};
+
+  std::size_t cells() const { return n[0] * n[1] * n[2]; }
+  double cellVolume() const { return cell * cell * cell; }
+  /// The cell holding point x (periodic axes wrapped; elsewhere clamped to
+  /// the first or last cell).
+  std::size_t cellOf(const double* x) const;
+};
+
+/// The spheres as the DEM holds them (SI units), read in place.
+struct Spheres {
+  std::size_t count = 0;
+  const double* positions = nullptr;   // 3 per sphere
+  const double* velocities = nullptr;  // 3 per sphere
+  const double* radii = nullptr;
+};
+
+/// Checks that every sphere centre lies in the grid's box (a sphere whose
+/// centre is outside a non-periodic face is an error naming `positions` and
+/// the sphere; on a periodic axis any finite centre is wrapped) and that every
+/// radius is positive, finite and at most half a cell (unresolved coupling:
+/// cells of at least a diameter, an error naming `cellSize`).
+void checkSpheres(const Grid& grid, const Spheres& spheres);
+
+/// Solid volume fraction per cell: Σ sphere volume in the cell / cell volume,
+/// through the divided kernel (no cap). `solid` has grid.cells() elements.
+void solidFraction(const Grid& grid, const Spheres& spheres, double* solid);
+
+enum class Drag { DiFelice, Beetstra, Gidaspow };
+
+/// Parses 'di-felice', 'beetstra', 'gidaspow' (throws a TypeError naming `drag`).
+Drag parseDrag(const std::string& name);
+
+/// The drag of one sphere of diameter d in a suspension of void fraction ε:
+/// the force F = coefficient × (u − v), with u the interstitial fluid velocity
+/// and v the sphere's, |u − v| = `slip`; returns the coefficient (kg/s).
+/// `viscosity` μ (Pa·s), `density` ρ (kg/m³).
+double dragCoefficient(Drag drag, double epsilon, double diameter, double slip, double viscosity, double density);
+
+struct ExchangeParameters {
+  Drag drag = Drag::DiFelice;
+  double viscosity = 1e-3;  // μ, Pa·s
+  double density = 1e3;     // ρ, kg/m³
+  double minVoidFraction = 0.3;
+  /// The mean driving pressure gradient −∇p (Pa/m) that the fluid's body force
+  /// stands for (the drive of a periodic domain): each sphere feels V × it.
+  double drivePressureGradient[3] = {0, 0, 0};
+  /// Gravity (m/s²): each sphere gets the buoyancy −V ρ g (the fluid's
+  /// hydrostatic pressure, which a periodic lattice does not hold).
+  double gravity[3] = {0, 0, 0};
+};
+
+/// What exchange() computes and what it reports.
+struct ExchangeOutput {
+  /// Per sphere (3 each, N): the drag alone, and the total fluid force
+  /// (drag, −V∇p, drive, buoyancy) that the DEM applies.
+  double* drag = nullptr;
+  double* total = nullptr;
+  /// Per cell (3 each): the force density the fluid gets (N/m³): the drag's
+  /// reaction and the correction φ∇p that turns the lattice's −∇p into −ε∇p.
+  double* fluidForce = nullptr;
+};
+
+struct ExchangeReport {
+  /// Largest particle Reynolds number ε ρ |u − v| d / μ.
+  double maxReynolds = 0;
+  /// Largest drag coefficient over mass, 1/s (the stiffest particle response).
+  double maxDragRate = 0;
+  /// Largest drag coefficient per fluid mass in a cell, 1/s: Σ β / (ε ρ V_cell).
+  double maxFluidDragRate = 0;
+};
+
+/// The exchange for the fluid state given per cell: `epsilon` (capped void
+/// fraction the fluid uses), `solid` (uncapped solid fraction), `velocity`
+/// (3 per cell: superficial velocity, m/s), `pressureGradient` (3 per cell,
+/// Pa/m), and the spheres' masses (kg, per sphere) for the report.
+ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* masses, const double* epsilon,
+                        const double* solid, const double* velocity, const double* pressureGradient,
+                        const ExchangeParameters& parameters, const ExchangeOutput& out);
+
+/// Central-difference gradient of a cell field (periodic axes wrapped,
+/// one-sided at the other faces), per unit length: 3 per cell.
+void gradient(const Grid& grid, const double* field, double* gradient);
+
+}  // namespace peclet::coupling

@@ -1,0 +1,85 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+
+/** @internal What one exchange measured. */
+export interface ExchangeReport {
+  readonly maxReynolds: number;
+  readonly maxDragRate: number;
+  readonly maxFluidDragRate: number;
+  readonly minVoidFraction: number;
+  readonly maxSolidFraction: number;
+  readonly cappedCells: number;
+}
+
+/** @internal The fields a Coupler exports (zero-copy). */
+export interface CouplerArrays {
+  readonly voidFraction: Float64Array;
+  readonly fluidVelocity: Float64Array;
+  readonly pressure: Float64Array;
+  readonly dragForces: Float64Array;
+}
+
+/** @internal The addon's Coupler object. */
+export interface NativeCoupler {
+  readonly id: number;
+  readonly released: boolean;
+  release(): void;
+  readonly generation: number;
+  arrays(): CouplerArrays;
+  solidVolume(): number;
+  densestCell(positions: Float64Array, radii: Float64Array): number;
+  exchange(options: {
+    positions: Float64Array;
+    velocities: Float64Array;
+    radii: Float64Array;
+    masses: Float64Array | undefined;
+    latticeVelocity: Float64Array;
+    latticeDensity: Float64Array;
+    velocityScale: number;
+    pressureScale: number;
+    forceScale: number;
+    drive: number[];
+    gravity: number[];
+    externalForces: Float64Array;
+    latticeForce: Float64Array;
+    latticePorosity: Float64Array;
+    maxDragRate: number;
+    maxFluidDragRate: number;
+  }): ExchangeReport;
+}
+
+/** @internal The exports of the coupling addon. */
+export interface CouplingBinding extends NativeBinding {
+  Coupler: new (options: {
+    shape: number[];
+    cellSize: number;
+    origin: number[];
+    periodic: boolean[];
+    drag: string;
+    viscosity: number;
+    density: number;
+    minVoidFraction: number;
+  }) => NativeCoupler;
+  dragCoefficient(
+    drag: string,
+    voidFraction: number,
+    diameter: number,
+    slip: number,
+    viscosity: number,
+    density: number,
+  ): number;
+}
+
+// dist/ sits beside binding.gyp and build/.
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @internal */
+export const native = loadAddon<CouplingBinding>({
+  root,
+  name: 'coupling',
+  buildCommand: 'pnpm --filter @peclet/coupling build',
+});
+
+/** @internal The coupling module in this thread. */
+export const couplingModule = defineModule({ name: 'coupling', native });

@@ -1,0 +1,104 @@
+// The coupled system against what it must conserve and what the closures predict.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CoupledSimulation, dragCoefficient, terminalVelocity } from '../dist/index.js';
+import { ergun, fixedBed, suspension } from './helpers.mjs';
+
+describe('momentum exchange', () => {
+  for (const drag of ['di-felice', 'beetstra', 'gidaspow']) {
+    it(`fluid + particles momentum is conserved to round-off in a periodic box without gravity (${drag})`, () => {
+      const { particles, sim } = suspension({ count: 27, drag });
+      const start = sim.momentum();
+      const total0 = start.fluid.map((x, a) => x + start.particles[a]);
+      const scale = Math.hypot(...start.particles);
+      assert.ok(scale > 0);
+      sim.step(300);
+      const end = sim.momentum();
+      // The spheres gave momentum to the fluid...
+      assert.ok(Math.hypot(...end.fluid) > 0.05 * scale, `fluid ${end.fluid}`);
+      // ...and the sum stayed.
+      for (let a = 0; a < 3; a++) {
+        const total = end.fluid[a] + end.particles[a];
+        assert.ok(Math.abs(total - total0[a]) <= 1e-12 * scale, `axis ${a}: ${total} vs ${total0[a]} (scale ${scale})`);
+      }
+      // Drag forces are the opposite of what the spheres gave: a zero-copy view of N×3.
+      assert.equal(sim.dragForces.length, 3 * particles.sphereCount);
+      sim.release();
+      particles.release();
+    });
+  }
+
+  it('the void fraction holds every sphere volume', () => {
+    const { particles, sim } = suspension({ count: 27 });
+    sim.step(1);
+    const eps = sim.voidFraction;
+    assert.equal(eps.length, 6 * 6 * 6);
+    const cell = sim.cellSize ** 3;
+    let solid = 0;
+    for (const e of eps) solid += (1 - e) * cell;
+    const expected = 27 * (4 / 3) * Math.PI * 5e-5 ** 3;
+    assert.ok(Math.abs(solid - expected) < 1e-12 * expected, `${solid} vs ${expected}`);
+    sim.release();
+    particles.release();
+  });
+});
+
+describe('closures', () => {
+  it("give Stokes' drag (Di Felice: 0.96 of it) to a lone sphere at low Reynolds number", () => {
+    const stokes = 3 * Math.PI * 1e-3 * 1e-4;
+    assert.ok(Math.abs(dragCoefficient('gidaspow', 1, 1e-4, 1e-12, 1e-3, 1000) / stokes - 1) < 1e-6);
+    assert.ok(Math.abs(dragCoefficient('beetstra', 1, 1e-4, 1e-12, 1e-3, 1000) / stokes - 1) < 1e-6);
+    assert.ok(Math.abs(dragCoefficient('di-felice', 1, 1e-4, 0, 1e-3, 1000) / stokes - 0.96) < 1e-12);
+  });
+
+  it("terminal velocities by each closure's own drag", () => {
+    // Stokes regime: U = W / (3π μ d) (Di Felice: / 0.96).
+    const weight = 1e-12; // Re ≈ 1e-6
+    const stokes = weight / (3 * Math.PI * 1e-2 * 1e-4);
+    assert.ok(Math.abs(terminalVelocity('gidaspow', 1e-4, weight, 1e-2, 1000) / stokes - 1) < 1e-3);
+    assert.ok(Math.abs(terminalVelocity('di-felice', 1e-4, weight, 1e-2, 1000) / (stokes / 0.96) - 1) < 1e-3);
+    // Re = 100 by the standard curve: C_d = 24/Re (1 + 0.15 Re^0.687).
+    const d = 1e-3;
+    const u = 0.1; // Re = 100 in water
+    const cd = (24 / 100) * (1 + 0.15 * 100 ** 0.687);
+    const w = 0.5 * cd * 1000 * ((Math.PI * d * d) / 4) * u * u;
+    assert.ok(Math.abs(terminalVelocity('gidaspow', d, w, 1e-3, 1000) / u - 1) < 1e-9);
+  });
+});
+
+describe('fixed bed', () => {
+  // CFDEMcoupling's ErgunTestMPI tutorial: d = 1 mm, bed void fraction 0.451335, gas of 10 kg/m³ and
+  // ν = 1.5e-4 m²/s, U from 0.002 to 0.02 m/s (Re_p ≈ 0.013 to 0.13). Here the same gas and spheres
+  // (void fraction 0.4510) at three superficial velocities giving Re_p = ρUd/μ = 0.1, 10 and 100.
+  const d = 1e-3;
+  const mu = 1.5e-3;
+  const rho = 10;
+  it('pressure drop per length within 5% of Ergun at Re_p 0.1, 10 and 100 (Gidaspow)', () => {
+    const bed = fixedBed({ d });
+    assert.ok(Math.abs(bed.voidFraction - 0.451) < 1e-3, `${bed.voidFraction}`);
+    for (const re of [0.1, 10, 100]) {
+      const u = (re * mu) / (rho * d);
+      const sim = new CoupledSimulation({
+        particles: bed.particles,
+        fluid: { cellSize: bed.cellSize, viscosity: mu, density: rho, drive: { superficialVelocity: [u, 0, 0] } },
+        drag: 'gidaspow',
+      });
+      let previous = 0;
+      let dp = 0;
+      for (let k = 0; k < 100; k++) {
+        sim.step(20);
+        dp = sim.pressureDrop('x');
+        if (Math.abs(dp - previous) < 1e-9 * Math.abs(dp)) break;
+        previous = dp;
+      }
+      const report = sim.step(0);
+      assert.ok(Math.abs(report.superficialVelocity[0] / u - 1) < 1e-6, `superficial ${report.superficialVelocity}`);
+      const ratio = dp / bed.length / ergun(bed.voidFraction, u, d, mu, rho);
+      assert.ok(Math.abs(ratio - 1) < 0.05, `Re ${re}: ${ratio}`);
+      // The spheres hold still: the whole drop is carried by the fixed bed.
+      assert.equal(Math.hypot(...bed.particles.momentum()), 0);
+      sim.release();
+    }
+    bed.particles.release();
+  });
+});
