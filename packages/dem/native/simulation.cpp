@@ -346,10 +346,7 @@ void Simulation::rebuild() {
       }
   });
   spareChunks_.resize(workers);
-  for (std::size_t c = 0; c < workers; ++c) {
-    spareChunks_[c].begin = c * n / workers;
-    spareChunks_[c].end = (c + 1) * n / workers;
-  }
+  splitByWork(cells, spareChunks_);
   runParallel([&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t c = begin; c < end; ++c)
       detail::buildPairChunk(grid_, cellStart_, cellOfSphere_, sortedX_.data(), sortedRadius_.data(), skin_, history_,
@@ -381,6 +378,54 @@ void Simulation::rebuild() {
   listValid_ = true;
   forcesValid_ = false;
   ++rebuilds_;
+}
+
+void Simulation::splitByWork(std::size_t cells, std::vector<detail::PairChunk>& chunks) {
+  // Equal numbers of spheres make unequal work: the bottom of a bed has more
+  // contacts than its loose top, and the thread with the denser chunk keeps
+  // the other waiting at every step. Cut where the estimated work is equal:
+  // a sphere's half list holds about half the spheres of its own cell and
+  // those of its 13 forward cells, and each sphere also costs a fixed part
+  // (the kick, drift and wall pass) of about a quarter of a typical list.
+  const std::size_t n = count_, workers = chunks.size();
+  const std::uint32_t* start = cellStart_.data();
+  cellWork_.resize(cells);
+  double candidates = 0.0;
+  for (std::size_t c = 0; c < cells; ++c) {
+    const double own = double(start[c + 1] - start[c]);
+    if (own == 0.0) continue;  // no sphere to weigh
+    double forward = 0.5 * own;
+    for (std::uint32_t k = grid_.stencilStart[c]; k < grid_.stencilStart[c + 1]; ++k) {
+      const std::uint32_t other = grid_.stencilCell[k];
+      forward += double(start[other + 1] - start[other]);
+    }
+    cellWork_[c] = forward;
+    candidates += own * forward;
+  }
+  const double fixedPart = n > 0 ? 0.25 * candidates / double(n) : 0.0;
+  const double total = candidates + fixedPart * double(n);
+  std::size_t k = 0, c = 0;
+  double done = 0.0;
+  for (std::size_t chunk = 0; chunk < workers; ++chunk) {
+    chunks[chunk].begin = k;
+    const double target = total * double(chunk + 1) / double(workers);
+    if (chunk + 1 == workers) k = n;
+    while (k < n) {
+      while (start[c + 1] <= k) ++c;  // the cell of sphere k (sorted by cell)
+      const double work = cellWork_[c] + fixedPart;
+      const std::size_t left = start[c + 1] - k;
+      if (done + double(left) * work <= target) {
+        done += double(left) * work;
+        k = start[c + 1];
+        continue;
+      }
+      const std::size_t take = std::min(left, std::size_t((target - done) / work));
+      done += double(take) * work;
+      k += take;
+      break;
+    }
+    chunks[chunk].end = k;
+  }
 }
 
 template <bool Friction, ContactModelKind Model>
@@ -642,16 +687,33 @@ void Simulation::checkExternalForces() const {
 }
 
 void Simulation::loadExternalForces() {
+  // Read once (the host may write the array from another thread between
+  // calls: volatile reads), checked whole, then applied: a bad value changes
+  // nothing.
   const volatile double* source = userExternalForces_.data();
-  bool any = false;
+  externalScratch_.resize(3 * count_);
   for (std::size_t k = 0; k < 3 * count_; ++k) {
     const double value = source[k];
     if (!std::isfinite(value))
       throw DemError({ErrorKind::Range, "externalForces", std::ptrdiff_t(k),
                       "external force " + std::to_string(k) + " (sphere " + std::to_string(k / 3) + ") is " +
                           str(value) + "; it must be a finite number (N)"});
-    externalWork_[k] = value;
-    any = any || value != 0.0;
+    externalScratch_[k] = value;
+  }
+  bool any = false;
+  for (std::size_t i = 0; i < count_; ++i) {
+    // The forces kept from the last step hold the external forces of then:
+    // the new ones act from the first half kick of this call, so that a
+    // force written between calls is applied for whole steps (what a
+    // coupling that gives the fluid the opposite force needs).
+    const std::size_t u = userIndex_[i];
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t k = 3 * u + d;
+      const double value = externalScratch_[k];
+      if (forcesValid_) f_[3 * i + d] += value - externalWork_[k];
+      externalWork_[k] = value;
+      any = any || value != 0.0;
+    }
   }
   hasExternal_ = any;
 }

@@ -196,6 +196,9 @@ class Simulation {
   /// Rebuilds the cell order and neighbour lists. Strong exception safety:
   /// everything that allocates happens before the first visible change.
   void rebuild();
+  /// Sets the chunks' sphere ranges [begin, end) so that each holds about
+  /// the same estimated work (pair candidates from the cell occupancy).
+  void splitByWork(std::size_t cells, std::vector<detail::PairChunk>& chunks);
   /// Copies externalForces() into the working copy the steps read; throws
   /// DemError at a non-finite value, changing nothing visible.
   void loadExternalForces();
@@ -259,6 +262,7 @@ class Simulation {
   // construction: swapped in only once the build succeeded.
   std::vector<double> sortedX_, sortedRadius_;
   std::vector<detail::PairChunk> spareChunks_;
+  std::vector<double> cellWork_;  // splitByWork's list length per sphere of each cell
 
   // step()'s snapshot of the dynamic state.
   struct Snapshot {
@@ -279,6 +283,7 @@ class Simulation {
   // The external forces read at the start of step() (user order), and
   // whether any is non-zero.
   std::vector<double> externalWork_;
+  std::vector<double> externalScratch_;  // the user's external forces as read by the last call (3N, user order)
   bool hasExternal_ = false;
 };
 

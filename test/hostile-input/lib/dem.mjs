@@ -296,6 +296,16 @@ export const demTargets = {
         ]),
         density: r.pick(['1', '1', '0', '-1', 'NaN', 'Infinity', '1e308', '5e-324', "'1'", 'undefined']),
         velocities: r.pick(['undefined', 'valid', 'NaN', 'wrong length', '1e308']),
+        fixed: r.pick([
+          'undefined',
+          'undefined',
+          'true',
+          'flags',
+          'Uint8Array',
+          'wrong length',
+          "'yes'",
+          'Float64Array',
+        ]),
         memoryLimitKiB: special === '30,000 overlapping spheres (memory cap)' ? CAP_KIB : undefined,
       };
     },
@@ -328,6 +338,20 @@ export const demTargets = {
       const sent = containers[plan.container](positions);
       const batch = { positions: sent, radii, density };
       if (velocities !== undefined) batch.velocities = velocities;
+      const fixedFlags = [true, false, true, false, false];
+      const fixedValue = {
+        undefined,
+        true: true,
+        flags: fixedFlags,
+        Uint8Array: Uint8Array.from(fixedFlags, (f) => (f ? 255 : 0)),
+        'wrong length': [true],
+        "'yes'": 'yes',
+        Float64Array: new Float64Array(n),
+      }[plan.fixed];
+      if (fixedValue !== undefined) batch.fixed = fixedValue;
+      // A fixed sphere given a velocity is refused.
+      const fixedOf = { true: [true, true, true, true, true], flags: fixedFlags, Uint8Array: fixedFlags }[plan.fixed];
+      const fixedMoving = fixedOf !== undefined && velocities?.some((v, k) => fixedOf[Math.floor(k / 3)] && v !== 0);
       const containerBad = [
         'Float32Array',
         'Int32Array',
@@ -346,11 +370,13 @@ export const demTargets = {
         ['NaN', '1e308'].includes(plan.positions) ||
         ['0', '-1', 'NaN', 'Infinity', 'wrong length'].includes(plan.radii) ||
         ['0', '-1', 'NaN', 'Infinity', "'1'", 'undefined'].includes(plan.density) ||
-        ['NaN', 'wrong length'].includes(plan.velocities);
+        ['NaN', 'wrong length'].includes(plan.velocities) ||
+        ['wrong length', "'yes'", 'Float64Array'].includes(plan.fixed) ||
+        fixedMoving;
       const before = s.sphereCount;
       const oldPositions = s.positions;
       const result = await h.call(
-        `addSpheres(${plan.positions} ${plan.container}, radii ${plan.radii}, density ${plan.density}, velocities ${plan.velocities}) on ${plan.start}`,
+        `addSpheres(${plan.positions} ${plan.container}, radii ${plan.radii}, density ${plan.density}, velocities ${plan.velocities}, fixed ${plan.fixed}) on ${plan.start}`,
         () => s.addSpheres(batch),
         {
           digest: () => digestSimulation(s),
@@ -501,6 +527,42 @@ export const demTargets = {
     },
   },
 
+  'dem.externalForces': {
+    build: (r) => ({
+      start: r.pick(states),
+      value: r.pick(['0.5', '1e308', '-1e308', 'NaN', 'Infinity', '-Infinity', '5e-324']),
+      call: r.pick(['step(3)', 'run({ steps: 3 })', 'deposit']),
+      fixed: r.chance(0.3),
+    }),
+    async exec(plan, h, { dem, r }) {
+      const s = state(dem, r, plan.start);
+      if (plan.fixed)
+        await h.call('addSpheres(a fixed sphere)', () =>
+          s.addSpheres({ positions: [3.5, 3.5, 3.5], radii: [0.1], density: 1, fixed: true }),
+        );
+      const forces = s.externalForces;
+      const k = Math.floor(r.next() * forces.length);
+      if (forces.length > 0) forces[k] = valueNamed(plan.value);
+      const nonFinite = forces.length > 0 && !Number.isFinite(forces[k]);
+      const digest = () => digestSimulation(s);
+      const run = {
+        'step(3)': () => s.step(3),
+        'run({ steps: 3 })': () => s.run({ steps: 3 }),
+        deposit: () => s.deposit({ count: 2, radius: 0.1, density: 1, maxSteps: 10 }),
+      }[plan.call];
+      // Gravity is off: deposit is refused for that whatever the forces.
+      const result = await h.call(`externalForces[${k}] = ${plan.value}, then ${plan.call} on ${plan.start}`, run, {
+        digest,
+        bad: nonFinite || plan.call === 'deposit',
+      });
+      if (!result.ok && nonFinite && plan.call !== 'deposit' && result.error?.argument !== 'externalForces')
+        h.problem(`a non-finite external force was refused naming ${result.error?.argument}, not externalForces`);
+      if (result.ok) checkFinite(h, s, 'after external forces');
+      s.release();
+      if (forces.length !== 0) h.problem('externalForces taken before release() is not detached');
+    },
+  },
+
   'dem.deposit': {
     build: (r) => depositPlan(r),
     async exec(plan, h, { dem }) {
@@ -534,6 +596,8 @@ export const demTargets = {
         'angularVelocities',
         'forces',
         'radii',
+        'externalForces',
+        'fixed',
         'sphereCount',
         'time',
         'stepCount',
@@ -571,7 +635,9 @@ export const demTargets = {
         if (!cancelled(end))
           h.problem(`run() stopped by release() ended with ${end?.constructor?.name}: ${end?.message}`);
       }
+      // `fixed` is a copy, never detached.
       if (
+        plan.getter !== 'fixed' &&
         ArrayBuffer.isView(old) &&
         (gone || (plan.when.startsWith('after addSpheres') && old.length > 0)) &&
         old.length !== 0
