@@ -165,7 +165,8 @@ TEST(the_exchange_conserves_momentum_to_round_off) {
     parameters.drag = drag;
     std::vector<double> fd(3 * n), total(3 * n), fluid(3 * cells);
     ExchangeOutput out{fd.data(), total.data(), fluid.data()};
-    const ExchangeReport report = exchange(g, s, m.data(), eps.data(), solid.data(), u.data(), grad.data(), parameters, out);
+    const ExchangeReport report =
+        exchange(g, s, m.data(), eps.data(), solid.data(), u.data(), grad.data(), parameters, out);
     CHECK(report.maxReynolds > 0 && report.maxDragRate > 0 && report.maxFluidDragRate > 0);
     for (int a = 0; a < 3; a++) {
       double particles = 0, fluidSum = 0, scale = 0;

@@ -130,7 +130,8 @@ double dragCoefficient(Drag drag, double epsilon, double diameter, double slip, 
       // F = ½ C_d ρ (π d²/4) ε^(2−χ) |u − v| (u − v), C_d = (0.63 + 4.8/√Re)²,
       // χ = 3.7 − 0.65 exp(−(1.5 − log₁₀ Re)²/2): C_d |u − v| written so that
       // it stays finite as the slip goes to 0.
-      const double cdSlip = std::pow(0.63 * std::sqrt(slip) + 4.8 * std::sqrt(viscosity / (epsilon * density * diameter)), 2);
+      const double cdSlip =
+          std::pow(0.63 * std::sqrt(slip) + 4.8 * std::sqrt(viscosity / (epsilon * density * diameter)), 2);
       const double chi =
           reynolds > 1e-300 ? 3.7 - 0.65 * std::exp(-0.5 * std::pow(1.5 - std::log10(reynolds), 2)) : 3.7;
       return 0.5 * cdSlip * density * kPi * diameter * diameter / 4 * std::pow(epsilon, 2 - chi);
@@ -154,9 +155,9 @@ double dragCoefficient(Drag drag, double epsilon, double diameter, double slip, 
         return (150 * phi * viscosity / (epsilon * diameter * diameter) + 1.75 * density * slip / diameter) * volume;
       }
       // C_d |u − v| = 24 μ/(ε ρ d) (1 + 0.15 Re^0.687) below Re = 1000, 0.44 |u − v| above.
-      const double cdSlip = reynolds < 1000
-                                ? 24 * viscosity / (epsilon * density * diameter) * (1 + 0.15 * std::pow(reynolds, 0.687))
-                                : 0.44 * slip;
+      const double cdSlip =
+          reynolds < 1000 ? 24 * viscosity / (epsilon * density * diameter) * (1 + 0.15 * std::pow(reynolds, 0.687))
+                          : 0.44 * slip;
       return 0.75 * cdSlip * epsilon * density * std::pow(epsilon, -2.65) / diameter * volume;
     }
   }
@@ -235,8 +236,7 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
     for (int a = 0; a < 3; a++) {
       const double drag = beta * slip[a];
       out.drag[3 * i + a] = drag;
-      out.total[3 * i + a] =
-          drag + volume * (p.drivePressureGradient[a] - g[a]) - volume * p.density * p.gravity[a];
+      out.total[3 * i + a] = drag + volume * (p.drivePressureGradient[a] - g[a]) - volume * p.density * p.gravity[a];
     }
     // The drag's reaction, spread over the cells through the same points.
     const double share = inverse / cellVolume;
@@ -248,8 +248,8 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
   }
   for (std::size_t c = 0; c < cells; c++) {
     if (cellDrag[c] > 0)
-      report.maxFluidDragRate =
-          std::max(report.maxFluidDragRate, cellDrag[c] / (std::max(epsilon[c], p.minVoidFraction) * p.density * cellVolume));
+      report.maxFluidDragRate = std::max(
+          report.maxFluidDragRate, cellDrag[c] / (std::max(epsilon[c], p.minVoidFraction) * p.density * cellVolume));
   }
   return report;
 }

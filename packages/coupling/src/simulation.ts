@@ -5,7 +5,6 @@
  */
 import {
   fail,
-  Releasable,
   ReleasedError,
   readEnum,
   readFunction,
@@ -136,7 +135,7 @@ function cellsAlong(width: number, cellSize: number, axis: number): number {
  * console.log(bed.pressureDrop('z'), 'Pa');
  * ```
  */
-export class CoupledSimulation extends Releasable {
+export class CoupledSimulation implements Disposable {
   readonly #particles: Simulation;
   readonly #lattice: Lattice;
   readonly #coupler: NativeCoupler;
@@ -156,6 +155,7 @@ export class CoupledSimulation extends Releasable {
   #stepCount = 0;
   #running = false;
   #last: ExchangeReport | undefined;
+  #releasedByCall = false;
   // The spheres' masses, 0 for fixed ones (no response to limit), for as many spheres as counted.
   #masses: Float64Array = new Float64Array(0);
   // Mean lattice force (εG + f) of the last fluid step, for the drive's controller.
@@ -312,7 +312,6 @@ export class CoupledSimulation extends Releasable {
       coupler.release();
       throw error;
     }
-    super(couplingModule.registry);
     const timestep = plan.timestep;
     this.#timestep = plan;
     this.#scales = {
@@ -331,11 +330,48 @@ export class CoupledSimulation extends Releasable {
     this.#gravity = [...gravity] as [number, number, number];
     this.#superficial = superficial;
     this.#drive = drive;
+    owned.set(this.#coupler.id, new WeakRef(this.#lattice));
+  }
+
+  /** Id in the module (`CoupledSimulation#<id>` in errors and the trace). */
+  get id(): number {
+    return this.#coupler.id;
+  }
+  get className(): string {
+    return 'CoupledSimulation';
+  }
+  get released(): boolean {
+    return this.#releasedByCall || this.#coupler.released;
+  }
+  /**
+   * Frees the coupling's native state and its fluid lattice; idempotent. The dem Simulation it
+   * holds stays. A run in flight stops at its next slice with code `PECLET_CANCELLED`.
+   */
+  release(): void {
+    this.#releasedByCall = true;
+    this.#coupler.release();
+    this.#lattice.release();
+    owned.delete(this.#coupler.id);
+    this.#arrays = undefined;
+  }
+  [Symbol.dispose](): void {
+    this.release();
+  }
+
+  // ReleasedError once released (by release() or the module's finalize).
+  #assertLive(): void {
+    if (!this.released) return;
+    const by = this.#releasedByCall ? 'release()' : 'finalize()';
+    throw new ReleasedError(`CoupledSimulation#${this.id} of module coupling was released by ${by}`, {
+      module: 'coupling',
+      className: 'CoupledSimulation',
+      releasedBy: by,
+    });
   }
 
   /** The dem Simulation this holds. */
   get particles(): Simulation {
-    this.assertLive();
+    this.#assertLive();
     return this.#particles;
   }
   /** Fluid cells per axis. */
@@ -380,7 +416,7 @@ export class CoupledSimulation extends Releasable {
   }
   /** The mean pressure gradient −∇p (Pa/m) driving the fluid now. */
   get drive(): [number, number, number] {
-    this.assertLive();
+    this.#live();
     return [...this.#drive] as [number, number, number];
   }
 
@@ -390,7 +426,7 @@ export class CoupledSimulation extends Releasable {
    * of the first and last cells.
    */
   pressureDrop(axis: 'x' | 'y' | 'z' | 0 | 1 | 2): number {
-    this.assertLive();
+    this.#live();
     const a = typeof axis === 'number' ? axis : AXES.indexOf(axis as 'x');
     if (!(a === 0 || a === 1 || a === 2)) fail('type', 'axis', `must be 'x', 'y', 'z', 0, 1 or 2, got ${String(axis)}`);
     const length = this.#shape[a] * this.#cellSize;
@@ -419,7 +455,7 @@ export class CoupledSimulation extends Releasable {
    * of what the spheres get for it.
    */
   momentum(): { fluid: [number, number, number]; particles: [number, number, number] } {
-    this.assertLive();
+    this.#assertLive();
     const lattice = this.#live();
     const u = lattice.velocity;
     const eps = lattice.porosity;
@@ -442,7 +478,7 @@ export class CoupledSimulation extends Releasable {
 
   /** `n` coupled steps on this thread: each one exchange, one fluid step, `substeps` dem steps. */
   step(n = 1): CoupledStepReport {
-    this.assertLive();
+    this.#assertLive();
     if (this.#running) fail('type', 'step', `${this.className}#${this.id} is running (await run() first)`);
     const steps = readInteger(n, 'n', { min: 0, max: 1e9 });
     for (let k = 0; k < steps; k++) this.#coupledStep();
@@ -451,7 +487,7 @@ export class CoupledSimulation extends Releasable {
 
   /** Coupled steps off the event loop's back: slices of about `progressInterval` ms, a Promise. */
   async run(options: CoupledRunOptions): Promise<CoupledStepReport> {
-    this.assertLive();
+    this.#assertLive();
     const o = readOptions(options, 'options', ['time', 'steps', 'signal', 'onProgress', 'progressInterval']);
     if ((o.time === undefined) === (o.steps === undefined)) fail('type', 'options', 'give time or steps, one of them');
     const total =
@@ -485,12 +521,6 @@ export class CoupledSimulation extends Releasable {
     return this.#report(done);
   }
 
-  protected releaseResources(): void {
-    this.#coupler.release();
-    this.#lattice.release();
-    this.#arrays = undefined;
-  }
-
   #report(steps: number): CoupledStepReport {
     const u = new Float64Array(3);
     const v = this.#views().fluidVelocity;
@@ -507,7 +537,7 @@ export class CoupledSimulation extends Releasable {
   }
 
   #views(): CouplerArrays {
-    this.assertLive();
+    this.#live();
     if (this.#arrays === undefined || this.#generation !== this.#coupler.generation) {
       this.#arrays = this.#coupler.arrays();
       this.#generation = this.#coupler.generation;
@@ -515,8 +545,16 @@ export class CoupledSimulation extends Releasable {
     return this.#arrays;
   }
 
-  // The lattice, or a ReleasedError naming module flow.
+  // The lattice, after checking that this object, its dem simulation and its lattice are live:
+  // else a ReleasedError naming the module that went (coupling, dem, then flow).
   #live(): Lattice {
+    this.#assertLive();
+    if (this.#particles.released) {
+      throw new ReleasedError(
+        `${this.className}#${this.id}: its particles, dem Simulation#${this.#particles.id}, were released (module dem finalized, or release())`,
+        { module: 'dem', className: 'Simulation', releasedBy: 'finalize()' },
+      );
+    }
     if (this.#lattice.released) {
       throw new ReleasedError(
         `${this.className}#${this.id}: its fluid, a @peclet/flow Lattice, was released (module flow finalized?)`,
@@ -527,7 +565,7 @@ export class CoupledSimulation extends Releasable {
   }
 
   #coupledStep(): void {
-    this.assertLive();
+    this.#assertLive();
     const lattice = this.#live();
     const particles = this.#particles;
     let positions: Float64Array;
@@ -605,6 +643,15 @@ export class CoupledSimulation extends Releasable {
     }
   }
 }
+
+// The lattices of live coupled simulations: the module's finalize releases them too (the
+// native finalize releases the coupled simulations themselves). On a path where no JS runs
+// (a terminated worker) flow's own cleanup releases them.
+const owned = new Map<number, WeakRef<Lattice>>();
+couplingModule.registry.onRelease('fluid lattices of coupled simulations', () => {
+  for (const lattice of owned.values()) lattice.deref()?.release();
+  owned.clear();
+});
 
 function readPeriodic(value: unknown): [boolean, boolean, boolean] {
   if (value === undefined) return [true, true, true];

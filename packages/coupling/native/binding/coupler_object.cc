@@ -62,7 +62,7 @@ Napi::Function Coupler::Init(Napi::Env env) {
   members.push_back(Method<&Coupler::Exchange>("exchange"));
   members.push_back(Method<&Coupler::SolidVolume>("solidVolume"));
   members.push_back(Method<&Coupler::DensestCell>("densestCell"));
-  return DefineClass(env, "Coupler", members);
+  return DefineClass(env, "CoupledSimulation", members);
 }
 
 // new Coupler({ shape, cellSize, origin, periodic, drag, viscosity, density, minVoidFraction })

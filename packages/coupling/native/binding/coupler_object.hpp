@@ -17,15 +17,15 @@ struct CouplerState {
   peclet::coupling::Grid grid;
   peclet::coupling::ExchangeParameters parameters;
   std::vector<double> solid, epsilon, velocity, pressure, gradient, fluidForce;  // per cell
-  std::vector<double> drag, total;                                             // 3 per sphere
-  std::vector<double> positions, velocities, radii, masses;                    // copies of the inputs
+  std::vector<double> drag, total;                                               // 3 per sphere
+  std::vector<double> positions, velocities, radii, masses;                      // copies of the inputs
   peclet::LedgerEntry ledger;
   void account();
 };
 
 class Coupler : public peclet::Object<Coupler> {
  public:
-  static constexpr const char* ClassName = "Coupler";
+  static constexpr const char* ClassName = "CoupledSimulation";
   static Napi::Function Init(Napi::Env env);
   explicit Coupler(const Napi::CallbackInfo& info);
 

@@ -1,0 +1,160 @@
+// Bad input gets a TypeError or RangeError naming the argument, and leaves nothing half made;
+// the lifecycle (release, runs, aborts) as documented.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Simulation } from '@peclet/dem';
+import { CoupledSimulation, ReleasedError } from '../dist/index.js';
+import { suspension } from './helpers.mjs';
+
+const named = (kind, argument) => (error) => {
+  assert.ok(error instanceof kind, `${error?.name}: ${error?.message}`);
+  assert.equal(error.argument, argument, error.message);
+  assert.ok(error.message.startsWith(argument), error.message);
+  return true;
+};
+
+function particles(options = {}) {
+  const L = 1.8e-3;
+  const p = new Simulation({
+    box: { min: [0, 0, 0], max: [L, L, L] },
+    periodic: true,
+    gravity: [0, 0, 0],
+    contact: { model: 'linear', stiffness: 1e-2 },
+    ...options,
+  });
+  p.addSpheres({ positions: [L / 2, L / 2, L / 2], radii: [5e-5], density: 2500 });
+  return p;
+}
+const fluid = { cellSize: 3e-4, viscosity: 1e-2, density: 1000 };
+
+describe('bad input', () => {
+  it('particles that are not a live dem Simulation with spheres', () => {
+    assert.throws(() => new CoupledSimulation({ particles: {}, fluid }), named(TypeError, 'particles'));
+    assert.throws(() => new CoupledSimulation({ fluid }), named(TypeError, 'particles'));
+    const gone = particles();
+    gone.release();
+    assert.throws(
+      () => new CoupledSimulation({ particles: gone, fluid }),
+      (e) => e instanceof ReleasedError && e.module === 'dem' && /^particles/.test(e.message),
+    );
+    const L = 1e-3;
+    const empty = new Simulation({
+      box: { min: [0, 0, 0], max: [L, L, L] },
+      periodic: true,
+      contact: { model: 'linear', stiffness: 1 },
+    });
+    assert.throws(() => new CoupledSimulation({ particles: empty, fluid }), named(RangeError, 'particles'));
+    empty.release();
+  });
+
+  it('cells smaller than a sphere or not dividing the box name fluid.cellSize', () => {
+    const p = particles();
+    assert.throws(
+      () => new CoupledSimulation({ particles: p, fluid: { ...fluid, cellSize: 9e-5 } }),
+      (e) => named(RangeError, 'fluid.cellSize')(e) && /at least a diameter/.test(e.message),
+    );
+    assert.throws(
+      () => new CoupledSimulation({ particles: p, fluid: { ...fluid, cellSize: 4e-4 } }),
+      named(RangeError, 'fluid.cellSize'),
+    );
+    assert.throws(
+      () => new CoupledSimulation({ particles: p, fluid: { ...fluid, cellSize: -1 } }),
+      named(RangeError, 'fluid.cellSize'),
+    );
+    p.release();
+  });
+
+  it('fluid properties, drag, drive and periodicity', () => {
+    const p = particles();
+    const make = (options) => () => new CoupledSimulation({ particles: p, fluid, ...options });
+    assert.throws(make({ fluid: { ...fluid, viscosity: Number.NaN } }), named(RangeError, 'fluid.viscosity'));
+    assert.throws(make({ fluid: { ...fluid, density: 0 } }), named(RangeError, 'fluid.density'));
+    assert.throws(make({ fluid: { ...fluid, minVoidFraction: 1 } }), named(RangeError, 'fluid.minVoidFraction'));
+    assert.throws(make({ drag: 'stokes' }), named(TypeError, 'drag'));
+    assert.throws(make({ fluid: { ...fluid, drive: {} } }), named(TypeError, 'fluid.drive'));
+    assert.throws(
+      make({ fluid: { ...fluid, drive: { superficialVelocity: [0, 0, 1], pressureGradient: [0, 0, 1] } } }),
+      named(TypeError, 'fluid.drive'),
+    );
+    assert.throws(
+      make({ fluid: { ...fluid, drive: { superficialVelocity: [0, Number.NaN, 1] } } }),
+      (e) => e instanceof RangeError && e.argument.startsWith('fluid.drive.superficialVelocity'),
+    );
+    assert.throws(make({ fluid: { ...fluid, periodic: [true, false, true] } }), named(RangeError, 'fluid.periodic'));
+    assert.throws(make({ fluid: { ...fluid, periodic: 'yes' } }), named(TypeError, 'fluid.periodic'));
+    p.release();
+  });
+
+  it('unstable time steps: too many substeps, or a dem step above the limits', () => {
+    const p = particles();
+    assert.throws(
+      () => new CoupledSimulation({ particles: p, fluid, dem: { substeps: 1e6 } }),
+      named(RangeError, 'dem.substeps'),
+    );
+    assert.throws(
+      () => new CoupledSimulation({ particles: p, fluid, dem: { substeps: 0 } }),
+      named(RangeError, 'dem.substeps'),
+    );
+    p.release();
+    const slow = particles({ timestep: 1e-3, contact: { model: 'linear', stiffness: 1e-4 } });
+    assert.throws(
+      () => new CoupledSimulation({ particles: slow, fluid }),
+      (e) => named(RangeError, 'particles')(e) && /smaller timestep/.test(e.message),
+    );
+    slow.release();
+  });
+
+  it('step and run arguments', async () => {
+    const { particles: p, sim } = suspension();
+    assert.throws(() => sim.step(-1), named(RangeError, 'n'));
+    assert.throws(() => sim.step(1.5), named(RangeError, 'n'));
+    await assert.rejects(sim.run({}), named(TypeError, 'options'));
+    await assert.rejects(sim.run({ time: Number.NaN }), named(RangeError, 'time'));
+    await assert.rejects(sim.run({ steps: 1, progressInterval: 0 }), named(RangeError, 'progressInterval'));
+    assert.throws(() => sim.pressureDrop('w'), named(TypeError, 'axis'));
+    assert.equal(sim.stepCount, 0);
+    sim.release();
+    p.release();
+  });
+});
+
+describe('lifecycle', () => {
+  it('release() keeps the dem simulation, detaches the arrays and makes every member throw', () => {
+    const { particles: p, sim } = suspension();
+    sim.step(2);
+    const eps = sim.voidFraction;
+    const drag = sim.dragForces;
+    assert.equal(eps.length, 216);
+    sim.release();
+    sim.release();
+    assert.equal(sim.released, true);
+    assert.equal(eps.length, 0);
+    assert.equal(drag.length, 0);
+    for (const call of [() => sim.step(), () => sim.voidFraction, () => sim.momentum(), () => sim.pressureDrop('x')])
+      assert.throws(
+        call,
+        (e) => e instanceof ReleasedError && e.module === 'coupling' && /release\(\)/.test(e.message),
+      );
+    assert.equal(p.sphereCount, 8);
+    p.step(1);
+    p.release();
+  });
+
+  it('run() reports progress, stops on abort with the reason and on release() with PECLET_CANCELLED', async () => {
+    const { particles: p, sim } = suspension();
+    const seen = [];
+    const report = await sim.run({ steps: 30, progressInterval: 1, onProgress: (x) => seen.push(x.steps) });
+    assert.equal(report.steps, 30);
+    assert.equal(sim.stepCount, 30);
+    assert.ok(seen.length >= 1 && seen.at(-1) === 30);
+    const controller = new AbortController();
+    const aborted = sim.run({ steps: 1e9, signal: controller.signal, progressInterval: 5 });
+    assert.throws(() => sim.step(), named(TypeError, 'step'));
+    setTimeout(() => controller.abort(new Error('enough')), 30);
+    await assert.rejects(aborted, /enough/);
+    const running = sim.run({ steps: 1e9, progressInterval: 5 });
+    setTimeout(() => sim.release(), 30);
+    await assert.rejects(running, (e) => e.code === 'PECLET_CANCELLED');
+    p.release();
+  });
+});
