@@ -70,3 +70,19 @@ function describe(cause: unknown): string {
   if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
   return String(cause);
 }
+
+/** An `Error` whose code says work was stopped by a release or a finalize. */
+export type CancelledError = Error & { readonly code: 'PECLET_CANCELLED' };
+
+/**
+ * The error a run, a deposit or an extraction rejects with when `release()`, `finalize()` or
+ * `finalizeAsync()` stopped it: an `Error` with code `PECLET_CANCELLED` and `message`.
+ *
+ * @example
+ * ```ts
+ * throw cancelledError('Lattice#3.run(): cancelled by release()');
+ * ```
+ */
+export function cancelledError(message: string): CancelledError {
+  return Object.assign(new Error(message), { code: 'PECLET_CANCELLED' as const });
+}

@@ -32,7 +32,14 @@ export {
   cpuBudget,
   cpuBudgetDetails,
 } from './cpu-budget.js';
-export { ReleasedError, type ReleasedErrorDetails, TeardownError, type TeardownFailure } from './errors.js';
+export {
+  type CancelledError,
+  cancelledError,
+  ReleasedError,
+  type ReleasedErrorDetails,
+  TeardownError,
+  type TeardownFailure,
+} from './errors.js';
 export {
   type DrainHook,
   defineModule,

@@ -243,3 +243,13 @@ describe('cpuBudget', () => {
     assert.ok(cpuBudget() >= 1);
   });
 });
+
+describe('cancelledError', () => {
+  it('is an Error with code PECLET_CANCELLED and the message given', async () => {
+    const { cancelledError } = await import('../dist/index.js');
+    const e = cancelledError('Lattice#3.run(): cancelled by release()');
+    assert.ok(e instanceof Error);
+    assert.equal(e.code, 'PECLET_CANCELLED');
+    assert.equal(e.message, 'Lattice#3.run(): cancelled by release()');
+  });
+});

@@ -4,6 +4,7 @@
  * @internal
  */
 import {
+  cancelledError,
   fail,
   ReleasedError,
   readEnum,
@@ -102,7 +103,7 @@ export interface CoupledRunOptions {
 }
 
 function cancelled(what: string, by: string): Error {
-  return Object.assign(new Error(`${what} cancelled: ${by}`), { code: 'PECLET_CANCELLED' });
+  return cancelledError(`${what} cancelled: ${by}`);
 }
 
 // Whole number of cells along a width, or a RangeError naming fluid.cellSize.
@@ -156,6 +157,7 @@ export class CoupledSimulation implements Disposable {
   #running = false;
   #last: ExchangeReport | undefined;
   #releasedByCall = false;
+  readonly #timings = { coupling: 0, fluid: 0, particles: 0 };
   // The spheres' masses, 0 for fixed ones (no response to limit), for as many spheres as counted.
   #masses: Float64Array = new Float64Array(0);
   // Mean lattice force (εG + f) of the last fluid step, for the drive's controller.
@@ -386,6 +388,13 @@ export class CoupledSimulation implements Disposable {
   get timestepReport(): TimestepReport {
     return this.#timestep;
   }
+  /**
+   * Wall-clock seconds spent so far in the coupling's own work (void fraction, interpolation, drag,
+   * exchange, drive), the fluid steps and the dem steps.
+   */
+  get timings(): { coupling: number; fluid: number; particles: number } {
+    return { ...this.#timings };
+  }
   /** Simulated time (s) of the coupled steps taken. */
   get time(): number {
     return this.#time;
@@ -565,6 +574,7 @@ export class CoupledSimulation implements Disposable {
   }
 
   #coupledStep(): void {
+    const start = performance.now();
     this.#assertLive();
     const lattice = this.#live();
     const particles = this.#particles;
@@ -607,8 +617,14 @@ export class CoupledSimulation implements Disposable {
     this.#last = report;
     if (this.#superficial !== undefined) this.#control(lattice);
     lattice.bodyForce = this.#drive.map((x) => x / this.#scales.forceScale) as [number, number, number];
+    const exchanged = performance.now();
     lattice.step(1);
+    const fluid = performance.now();
     particles.step(this.#timestep.substeps);
+    const end = performance.now();
+    this.#timings.coupling += (exchanged - start) / 1000;
+    this.#timings.fluid += (fluid - exchanged) / 1000;
+    this.#timings.particles += (end - fluid) / 1000;
     this.#time += this.#timestep.timestep;
     this.#stepCount++;
   }

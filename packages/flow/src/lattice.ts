@@ -2,7 +2,7 @@
  * The Lattice class: the public object over the native lattice.
  * @internal
  */
-import { fail, ReleasedError, readNumber, readOptions, readVector3 } from '@peclet/core';
+import { cancelledError, fail, ReleasedError, readNumber, readOptions, readVector3 } from '@peclet/core';
 import { writeVti } from '@peclet/io';
 import { GpuPath } from './gpu/path.js';
 import { flowModule, type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
@@ -12,7 +12,7 @@ import type { Axis, LatticeOptions, RunOptions, RunReport, StepReport } from './
 
 /** @internal The error of work stopped by a release, a finalize or the module's exit. */
 export function cancelled(what: string, by: string): Error {
-  return Object.assign(new Error(`${what}: cancelled by ${by}`), { code: 'PECLET_CANCELLED' });
+  return cancelledError(`${what}: cancelled by ${by}`);
 }
 
 /**
