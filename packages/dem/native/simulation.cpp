@@ -720,21 +720,38 @@ void Simulation::loadExternalForces() {
 
 void Simulation::saveSnapshot() {
   Snapshot& s = snapshot_;
-  s.x = x_;
-  s.v = v_;
-  s.omega = omega_;
-  s.f = f_;
-  s.t = t_;
-  s.predictedV = predictedV_;
-  s.predictedOmega = predictedOmega_;
-  s.xAtBuild = xAtBuild_;
-  s.radius = radius_;
-  s.mass = mass_;
-  s.inverseMass = inverseMass_;
-  s.inverseInertia = inverseInertia_;
-  s.wallShear = wallShear_;
-  s.userIndex = userIndex_;
-  s.chunks = chunks_;
+  // Sized first (this may allocate and throw; nothing visible has changed),
+  // then copied in slices on the pool: the copy is a pass over the whole
+  // state at every call, as large as a step's own memory traffic.
+  const std::pair<const std::vector<double>*, std::vector<double>*> arrays[] = {{&x_, &s.x},
+                                                                                {&v_, &s.v},
+                                                                                {&omega_, &s.omega},
+                                                                                {&f_, &s.f},
+                                                                                {&t_, &s.t},
+                                                                                {&predictedV_, &s.predictedV},
+                                                                                {&predictedOmega_, &s.predictedOmega},
+                                                                                {&xAtBuild_, &s.xAtBuild},
+                                                                                {&radius_, &s.radius},
+                                                                                {&mass_, &s.mass},
+                                                                                {&inverseMass_, &s.inverseMass},
+                                                                                {&inverseInertia_, &s.inverseInertia},
+                                                                                {&wallShear_, &s.wallShear}};
+  for (const auto& [from, to] : arrays) to->resize(from->size());
+  s.userIndex.resize(userIndex_.size());
+  s.chunks.resize(chunks_.size());
+  const std::size_t slices = options_.workers;
+  runParallel([&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t c = begin; c < end; ++c) {
+      for (const auto& [from, to] : arrays) {
+        const std::size_t a = c * from->size() / slices, b = (c + 1) * from->size() / slices;
+        std::copy(from->begin() + a, from->begin() + b, to->begin() + a);
+      }
+      const std::size_t a = c * userIndex_.size() / slices, b = (c + 1) * userIndex_.size() / slices;
+      std::copy(userIndex_.begin() + a, userIndex_.begin() + b, s.userIndex.begin() + a);
+      // One list per chunk (chunk counts match once the lists are built).
+      for (std::size_t k = c; k < chunks_.size(); k += slices) s.chunks[k] = chunks_[k];
+    }
+  });
   s.time = time_;
   s.stepCount = stepCount_;
   s.rebuilds = rebuilds_;
