@@ -113,6 +113,7 @@ const radii = new Float64Array(SPHERES).fill(d / 2);
 const cases = THREADS.map((threads) => {
   const particles = new Simulation(demOptions(threads));
   particles.addSpheres({ positions, radii, density: rhoP });
+  const constructing = performance.now();
   const coupled = new CoupledSimulation({
     particles,
     fluid: {
@@ -125,12 +126,12 @@ const cases = THREADS.map((threads) => {
     drag: 'di-felice',
     threads,
   });
-  return { threads, particles, coupled };
+  return { threads, particles, coupled, construction: (performance.now() - constructing) / 1e3 };
 });
 const plan = cases[0].coupled.timestepReport;
 const substeps = plan.substeps;
 for (const c of cases) {
-  c.coupled.step(4); // the fluid's field develops, arrays and lists are touched
+  c.coupled.step(2); // the fluid's field develops, arrays and lists are touched
   const bare = new Simulation(demOptions(c.threads));
   bare.addSpheres({
     positions: c.particles.positions,
@@ -176,7 +177,9 @@ console.log(
     `particle drag ${plan.limits.particleDrag.toExponential(2)}, fluid drag ${plan.limits.fluidDrag.toExponential(2)} s); ` +
     `lattice viscosity ${plan.latticeViscosity.toFixed(4)}`,
 );
-console.log(`  set-up and warm-up ${setupSeconds.toFixed(1)} s`);
+console.log(
+  `  set-up and warm-up ${setupSeconds.toFixed(1)} s, of which new CoupledSimulation ${cases.map((c) => `${c.construction.toFixed(1)} s`).join(' and ')}`,
+);
 
 // 2. Timed rounds: per thread count, STEPS coupled steps, then the bare dem and the bare lattice
 //    doing the same calls.
@@ -241,6 +244,7 @@ pad(['  fluid (Lattice.step(1))', ...column((c) => ms(split(c, 'fluid')))]);
 pad([`  particles (${substeps} dem steps)`, ...column((c) => ms(split(c, 'particles')))]);
 pad(['  coupling (exchange and drive)', ...column((c) => ms(split(c, 'coupling')))]);
 pad(['  coupled step', ...column((c) => ms(c.best.coupled))]);
+pad(['  coupling per sphere and exchange (µs)', ...column((c) => fmt((1e6 * split(c, 'coupling')) / SPHERES, 2))]);
 pad([
   '  coupling share of the coupled step',
   ...column((c) => `${fmt((100 * split(c, 'coupling')) / c.best.coupled, 1)}%`),
