@@ -21,6 +21,7 @@ import { finalize as finalizeFlow, Lattice } from '@peclet/flow';
 import { CoupledSimulation, finalize } from '../dist/index.js';
 
 const { values } = parseArgs({
+  args: process.argv.slice(2).filter((arg) => arg !== '--'), // pnpm passes a `--` through
   options: {
     steps: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
