@@ -3,6 +3,7 @@
 // the parent and the replay rebuild the plan from the seed alone.
 
 import { coreTargets } from './core.mjs';
+import { couplingTargets } from './coupling.mjs';
 import { demTargets } from './dem.mjs';
 import { flowTargets } from './flow.mjs';
 import { ioTargets } from './io.mjs';
@@ -10,7 +11,15 @@ import { pnmTargets } from './pnm.mjs';
 import { random } from './random.mjs';
 import { voroTargets } from './voro.mjs';
 
-export const targets = { ...coreTargets, ...voroTargets, ...demTargets, ...ioTargets, ...flowTargets, ...pnmTargets };
+export const targets = {
+  ...coreTargets,
+  ...voroTargets,
+  ...demTargets,
+  ...ioTargets,
+  ...flowTargets,
+  ...pnmTargets,
+  ...couplingTargets,
+};
 export const targetNames = Object.keys(targets);
 
 /** The plan of `seed`: `{ target, ..., memoryLimitKiB?, expect? }` (JSON). */
@@ -24,5 +33,7 @@ export function plan(seed) {
 export function modulesOf(target) {
   if (target === 'core.handleSignals') return ['core', 'voro'];
   if (target.startsWith('core.')) return ['core'];
+  // coupling builds on dem (the spheres) and flow (the fluid): its cases finalize them underneath it.
+  if (target.startsWith('coupling.')) return ['coupling', 'dem', 'flow'];
   return [target.slice(0, target.indexOf('.'))];
 }

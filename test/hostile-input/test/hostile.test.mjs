@@ -1,4 +1,4 @@
-// Every public member of core, voro, dem, flow, pnm and io fed hostile arguments: PECLET_HOSTILE_CASES cases
+// Every public member of core, voro, dem, flow, pnm, coupling and io fed hostile arguments: PECLET_HOSTILE_CASES cases
 // (default 2000) from a first seed (PECLET_HOSTILE_SEED, default a fresh one, printed), each in
 // its own child process, PECLET_HOSTILE_JOBS at a time (default 4). A failure lists each family
 // of failures with a seed to replay: `node test/hostile-input/replay.mjs <seed>`.
