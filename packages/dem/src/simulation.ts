@@ -58,7 +58,8 @@ function renameRadius<T>(fixedRadius: boolean, body: () => T): T {
  * Arrays (`positions`, `velocities`, `angularVelocities`, `forces`, `radii`) are zero-copy,
  * read-only views of native memory in the order spheres were added: they are refreshed in place
  * at the end of every step, detached (length 0) when spheres are added (read them again) and
- * when the simulation is released or its module finalized. Writing to them changes nothing.
+ * when the simulation is released or its module finalized. Writing to them changes nothing —
+ * except `externalForces`, the per-sphere forces every step adds (see its doc).
  * With `executionSpace: 'webgpu'` the same model runs in compute shaders: stepping is
  * asynchronous (`run`, `depositAsync`) and the arrays are copies of the state read back after the
  * last batch of steps (see the README's *WebGPU* section).

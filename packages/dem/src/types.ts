@@ -196,7 +196,7 @@ export interface DepositReport extends StepReport {
   readonly inserted: number;
   /** Whether the kinetic-energy threshold was reached within `maxSteps`. */
   readonly settled: boolean;
-  /** Mean translational kinetic energy per sphere at the end (J). */
+  /** Mean translational kinetic energy per free (not fixed) sphere at the end (J). */
   readonly kineticEnergyPerSphere: number;
   /** The threshold used (J). */
   readonly kineticEnergyThreshold: number;
