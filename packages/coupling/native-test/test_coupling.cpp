@@ -208,3 +208,38 @@ TEST(spheres_outside_the_grid_too_large_or_not_finite_are_named) {
   CHECK(refusal([&] { checkSpheres(g, Spheres{1, x, v, r}); }) == "velocities");
   CHECK(refusal([] { parseDrag("stokes"); }) == "drag");
 }
+
+TEST(the_footprint_counts_each_point_in_the_cell_that_holds_it) {
+  // Against a point-by-point count (floor of each coordinate), for spheres
+  // anywhere: inside a cell, across faces, edges and corners, across the
+  // periodic faces and clamped at the walls.
+  Grid g = box(4, 3, 5, 1.0);
+  g.periodic[1] = false;
+  std::mt19937_64 random(3);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 2000; trial++) {
+    double x[3], r[1] = {0.05 + 0.45 * unit(random)};
+    for (int a = 0; a < 3; a++) x[a] = unit(random) * double(g.n[a]);
+    if (trial % 4 == 0) x[trial % 3] = std::floor(x[trial % 3]);  // on a face
+    const Footprint f = footprint(g, Spheres{1, x, nullptr, r}, 0);
+    std::vector<double> expected(g.cells(), 0.0);
+    for (const auto& s : satellites()) {
+      std::size_t index[3];
+      for (int a = 0; a < 3; a++) {
+        long long c = (long long)std::floor(x[a] + r[0] * s[a]);
+        const long long n = (long long)g.n[a];
+        if (g.periodic[a])
+          c = ((c % n) + n) % n;
+        else
+          c = c < 0 ? 0 : c >= n ? n - 1 : c;
+        index[a] = std::size_t(c);
+      }
+      expected[(index[0] * g.n[1] + index[1]) * g.n[2] + index[2]] += 1.0 / double(kSatellites);
+    }
+    std::vector<double> got(g.cells(), 0.0);
+    double sum = 0;
+    for (std::uint32_t k = 0; k < f.count; k++) got[f.cell[k]] += f.weight[k], sum += f.weight[k];
+    CHECK_NEAR(sum, 1.0, 1e-14);
+    for (std::size_t c = 0; c < g.cells(); c++) CHECK_NEAR(got[c], expected[c], 1e-14);
+  }
+}

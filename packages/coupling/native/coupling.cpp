@@ -17,20 +17,6 @@ std::string text(double x) {
   return buffer;
 }
 
-// The first cell index along an axis for coordinate s in cells (periodic:
-// wrapped; otherwise clamped).
-std::size_t axisIndex(double s, std::size_t n, bool periodic) {
-  double f = std::floor(s);
-  if (periodic) {
-    f = std::fmod(f, double(n));
-    if (f < 0) f += double(n);
-    std::size_t i = std::size_t(f);
-    return i >= n ? 0 : i;  // fmod may round up to n for a tiny negative
-  }
-  if (!(f >= 0)) return 0;  // NaN too (checkSpheres refuses it before)
-  return f >= double(n - 1) ? n - 1 : std::size_t(f);
-}
-
 }  // namespace
 
 const std::array<std::array<double, 3>, kSatellites>& satellites() {
@@ -60,12 +46,6 @@ const std::array<std::array<double, 3>, kSatellites>& satellites() {
     return p;
   }();
   return points;
-}
-
-std::size_t Grid::cellOf(const double* x) const {
-  std::size_t index[3];
-  for (int a = 0; a < 3; a++) index[a] = axisIndex((x[a] - origin[a]) / cell, n[a], periodic[a]);
-  return (index[0] * n[1] + index[1]) * n[2] + index[2];
 }
 
 void checkSpheres(const Grid& grid, const Spheres& spheres) {
@@ -99,19 +79,95 @@ void checkSpheres(const Grid& grid, const Spheres& spheres) {
   }
 }
 
-void solidFraction(const Grid& grid, const Spheres& spheres, double* solid) {
+Footprint footprint(const Grid& grid, const Spheres& spheres, std::size_t i) {
+  // The points of a sphere no wider than a cell fall in the centre's cell or
+  // its neighbours: count them in a 3 × 3 × 3 block around the centre's
+  // cell (no point can reach both neighbours along an axis), then wrap or
+  // clamp each occupied one.
+  const auto& points = satellites();
+  const double r = spheres.radii[i];
+  const double* x = spheres.positions + 3 * i;
+  double local[3];
+  std::int64_t centre[3];
+  for (int a = 0; a < 3; a++) {
+    local[a] = (x[a] - grid.origin[a]) / grid.cell;
+    centre[a] = std::int64_t(std::floor(local[a]));
+  }
+  std::uint8_t counts[27] = {};
+  const double scale = r / grid.cell;
+  // Position within the centre's cell, in [0, 1): a point leaves the cell
+  // below 0 or at 1 and above, as floor() would say, without calling it.
+  const double within[3] = {local[0] - double(centre[0]), local[1] - double(centre[1]), local[2] - double(centre[2])};
+  // Axes along which some point may leave the cell (the points lie within
+  // 0.95 of the radius): along the others every point stays, and a sphere
+  // inside its cell along all three needs no look at its points.
+  int crossing = 0, axis = -1;
+  for (int a = 0; a < 3; a++) {
+    if (within[a] - 0.95 * scale < 0.0 || within[a] + 0.95 * scale >= 1.0) crossing++, axis = a;
+  }
+  if (crossing == 0) {
+    counts[13] = std::uint8_t(kSatellites);
+  } else if (crossing == 1) {
+    int below = 0, above = 0;
+    for (const auto& s : points) {
+      const double y = within[axis] + scale * s[axis];
+      above += y >= 1.0;
+      below += y < 0.0;
+    }
+    const int stride = axis == 0 ? 9 : axis == 1 ? 3 : 1;
+    counts[13 - stride] = std::uint8_t(below);
+    counts[13 + stride] = std::uint8_t(above);
+    counts[13] = std::uint8_t(int(kSatellites) - below - above);
+  } else {
+    for (const auto& s : points) {
+      int at = 0;
+      for (int a = 0; a < 3; a++) {
+        const double y = within[a] + scale * s[a];
+        at = 3 * at + 1 + (y >= 1.0) - (y < 0.0);
+      }
+      counts[at]++;
+    }
+  }
+  Footprint f;
+  for (int at = 0; at < 27; at++) {
+    if (counts[at] == 0) continue;
+    const int offset[3] = {at / 9 - 1, (at / 3) % 3 - 1, at % 3 - 1};
+    std::size_t index[3];
+    for (int a = 0; a < 3; a++) {
+      const std::int64_t n = std::int64_t(grid.n[a]);
+      std::int64_t c = centre[a] + offset[a];
+      if (grid.periodic[a]) {
+        c %= n;
+        if (c < 0) c += n;
+      } else {
+        c = c < 0 ? 0 : c >= n ? n - 1 : c;
+      }
+      index[a] = std::size_t(c);
+    }
+    const std::size_t cell = (index[0] * grid.n[1] + index[1]) * grid.n[2] + index[2];
+    // Clamping can send two blocks to one cell: merge them.
+    std::uint32_t k = 0;
+    while (k < f.count && f.cell[k] != cell) k++;
+    if (k == f.count) {
+      f.cell[k] = cell;
+      f.weight[k] = 0;
+      f.count++;
+    }
+    f.weight[k] += double(counts[at]) / double(kSatellites);
+  }
+  return f;
+}
+
+void solidFraction(const Grid& grid, const Spheres& spheres, double* solid, Footprint* footprints) {
   const std::size_t cells = grid.cells();
   std::fill(solid, solid + cells, 0.0);
-  const auto& points = satellites();
-  const double share = 4.0 / 3.0 * kPi / double(kSatellites) / grid.cellVolume();
+  const double share = 4.0 / 3.0 * kPi / grid.cellVolume();
   for (std::size_t i = 0; i < spheres.count; i++) {
     const double r = spheres.radii[i];
-    const double* c = spheres.positions + 3 * i;
     const double volume = share * r * r * r;
-    for (const auto& s : points) {
-      const double x[3] = {c[0] + r * s[0], c[1] + r * s[1], c[2] + r * s[2]};
-      solid[grid.cellOf(x)] += volume;
-    }
+    const Footprint f = footprint(grid, spheres, i);
+    for (std::uint32_t k = 0; k < f.count; k++) solid[f.cell[k]] += volume * f.weight[k];
+    if (footprints != nullptr) footprints[i] = f;
   }
 }
 
@@ -195,7 +251,7 @@ void gradient(const Grid& grid, const double* field, double* out) {
 
 ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* masses, const double* epsilon,
                         const double* solid, const double* velocity, const double* pressureGradient,
-                        const ExchangeParameters& p, const ExchangeOutput& out) {
+                        const ExchangeParameters& p, const ExchangeOutput& out, const Footprint* footprints) {
   ExchangeReport report;
   const std::size_t cells = grid.cells();
   const double cellVolume = grid.cellVolume();
@@ -206,31 +262,27 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
   }
   std::vector<double> cellDrag;  // Σ β per cell, for the report
   cellDrag.assign(cells, 0.0);
-  const auto& points = satellites();
-  const double inverse = 1.0 / double(kSatellites);
-  std::size_t at[kSatellites];
   for (std::size_t i = 0; i < spheres.count; i++) {
     const double r = spheres.radii[i];
-    const double* x = spheres.positions + 3 * i;
     const double* v = spheres.velocities + 3 * i;
+    const Footprint f = footprints != nullptr ? footprints[i] : footprint(grid, spheres, i);
     double eps = 0, u[3] = {0, 0, 0}, g[3] = {0, 0, 0};
-    for (std::size_t k = 0; k < kSatellites; k++) {
-      const double y[3] = {x[0] + r * points[k][0], x[1] + r * points[k][1], x[2] + r * points[k][2]};
-      const std::size_t c = grid.cellOf(y);
-      at[k] = c;
-      eps += epsilon[c];
-      for (int a = 0; a < 3; a++) u[a] += velocity[3 * c + a], g[a] += pressureGradient[3 * c + a];
+    for (std::uint32_t k = 0; k < f.count; k++) {
+      const std::size_t c = f.cell[k];
+      const double w = f.weight[k];
+      eps += w * epsilon[c];
+      for (int a = 0; a < 3; a++) u[a] += w * velocity[3 * c + a], g[a] += w * pressureGradient[3 * c + a];
     }
-    eps = std::max(eps * inverse, p.minVoidFraction);
+    eps = std::max(eps, p.minVoidFraction);
     double slip[3], speed2 = 0;
     for (int a = 0; a < 3; a++) {
-      slip[a] = u[a] * inverse / eps - v[a];
+      slip[a] = u[a] / eps - v[a];
       speed2 += slip[a] * slip[a];
-      g[a] *= inverse;
     }
     const double speed = std::sqrt(speed2), d = 2 * r;
     const double beta = dragCoefficient(p.drag, eps, d, speed, p.viscosity, p.density);
     const double volume = 4.0 / 3.0 * kPi * r * r * r;
+    for (int a = 0; a < 3; a++) report.volumeFlux[a] += volume * v[a];
     report.maxReynolds = std::max(report.maxReynolds, eps * p.density * d * speed / p.viscosity);
     if (masses != nullptr && masses[i] > 0) report.maxDragRate = std::max(report.maxDragRate, beta / masses[i]);
     for (int a = 0; a < 3; a++) {
@@ -239,11 +291,11 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
       out.total[3 * i + a] = drag + volume * (p.drivePressureGradient[a] - g[a]) - volume * p.density * p.gravity[a];
     }
     // The drag's reaction, spread over the cells through the same points.
-    const double share = inverse / cellVolume;
-    for (std::size_t k = 0; k < kSatellites; k++) {
-      double* f = out.fluidForce + 3 * at[k];
-      for (int a = 0; a < 3; a++) f[a] -= share * out.drag[3 * i + a];
-      cellDrag[at[k]] += beta * inverse;
+    for (std::uint32_t k = 0; k < f.count; k++) {
+      double* force = out.fluidForce + 3 * f.cell[k];
+      const double share = f.weight[k] / cellVolume;
+      for (int a = 0; a < 3; a++) force[a] -= share * out.drag[3 * i + a];
+      cellDrag[f.cell[k]] += beta * f.weight[k];
     }
   }
   for (std::size_t c = 0; c < cells; c++) {

@@ -45,9 +45,6 @@ struct Grid {
 
   std::size_t cells() const { return n[0] * n[1] * n[2]; }
   double cellVolume() const { return cell * cell * cell; }
-  /// The cell holding point x (periodic axes wrapped; elsewhere clamped to
-  /// the first or last cell).
-  std::size_t cellOf(const double* x) const;
 };
 
 /// The spheres as the DEM holds them (SI units), read in place.
@@ -65,9 +62,22 @@ struct Spheres {
 /// cells of at least a diameter, an error naming `cellSize`).
 void checkSpheres(const Grid& grid, const Spheres& spheres);
 
+/// Where one sphere's points fall: at most 8 cells (a sphere is at most a
+/// cell wide), each with the fraction of the points in it (the fractions sum
+/// to 1).
+struct Footprint {
+  std::uint32_t count = 0;
+  std::size_t cell[8];
+  double weight[8];
+};
+
+/// The footprint of sphere `i`.
+Footprint footprint(const Grid& grid, const Spheres& spheres, std::size_t i);
+
 /// Solid volume fraction per cell: Σ sphere volume in the cell / cell volume,
 /// through the divided kernel (no cap). `solid` has grid.cells() elements.
-void solidFraction(const Grid& grid, const Spheres& spheres, double* solid);
+/// With `footprints` (one per sphere) it also keeps each sphere's footprint.
+void solidFraction(const Grid& grid, const Spheres& spheres, double* solid, Footprint* footprints = nullptr);
 
 enum class Drag { DiFelice, Beetstra, Gidaspow };
 
@@ -111,6 +121,8 @@ struct ExchangeReport {
   double maxDragRate = 0;
   /// Largest drag coefficient per fluid mass in a cell, 1/s: Σ β / (ε ρ V_cell).
   double maxFluidDragRate = 0;
+  /// Σ V v over the spheres (m⁴/s): their volume flux times the box volume.
+  double volumeFlux[3] = {0, 0, 0};
 };
 
 /// The exchange for the fluid state given per cell: `epsilon` (capped void
@@ -119,7 +131,8 @@ struct ExchangeReport {
 /// Pa/m), and the spheres' masses (kg, per sphere) for the report.
 ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* masses, const double* epsilon,
                         const double* solid, const double* velocity, const double* pressureGradient,
-                        const ExchangeParameters& parameters, const ExchangeOutput& out);
+                        const ExchangeParameters& parameters, const ExchangeOutput& out,
+                        const Footprint* footprints = nullptr);
 
 /// Central-difference gradient of a cell field (periodic axes wrapped,
 /// one-sided at the other faces), per unit length: 3 per cell.

@@ -10,6 +10,8 @@ export interface ExchangeReport {
   readonly minVoidFraction: number;
   readonly maxSolidFraction: number;
   readonly cappedCells: number;
+  /** Σ V v / box volume (m/s): the spheres' share of the volume flux. */
+  readonly particleVolumeFlux: [number, number, number];
 }
 
 /** @internal The fields a Coupler exports (zero-copy). */

@@ -651,7 +651,10 @@ export class CoupledSimulation implements Disposable {
     }
     epsMean /= cells;
     for (let a = 0; a < 3; a++) {
-      const want = (target[a] as number) / this.#scales.velocityScale;
+      // The drive holds the volume flux of the mixture: the fluid's superficial velocity plus the
+      // spheres' volume flux (zero in a closed container; the inlet velocity of a bed at rest).
+      const particleFlux = this.#last?.particleVolumeFlux[a] ?? 0;
+      const want = ((target[a] as number) - particleFlux) / this.#scales.velocityScale;
       const momentum = (mean[a] as number) / cells - 0.5 * (this.#lastMeanForce[a] as number);
       const g = (want - momentum - (force[a] as number) / cells) / epsMean;
       this.#drive[a] = g * this.#scales.forceScale;

@@ -11,10 +11,12 @@ namespace cp = peclet::coupling;
 
 void CouplerState::account() {
   std::size_t bytes = 0;
-  for (const auto* v : {&solid, &epsilon, &velocity, &pressure, &gradient, &fluidForce, &drag, &total, &positions,
-                        &velocities, &radii, &masses})
+  for (const auto* v :
+       {&solid,        &epsilon,      &velocity,     &pressure,       &gradient, &fluidForce, &drag,
+        &total,        &positions,    &velocities,   &radii,          &masses,   &nextSolid,  &nextEpsilon,
+        &nextVelocity, &nextPressure, &nextGradient, &nextFluidForce, &nextDrag, &nextTotal})
     bytes += v->capacity() * sizeof(double);
-  ledger.resize(bytes);
+  ledger.resize(bytes + footprints.capacity() * sizeof(peclet::coupling::Footprint));
 }
 
 namespace {
@@ -181,7 +183,7 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   vector3(o, "gravity", p.gravity);
 
   // Inputs copied (they may be views of shared memory), then checked.
-  std::vector<double> pos, vel, rad, mass;
+  std::vector<double>&pos = s.positions, &vel = s.velocities, &rad = s.radii, &mass = s.masses;
   copy(positions, pos);
   copy(velocities, vel);
   copy(radii, rad);
@@ -196,10 +198,15 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
       peclet::kernelRangeError("fluid", "the lattice holds a non-finite value in cell " + std::to_string(c));
   }
 
-  // Computed into fresh buffers, swapped in at the end.
-  std::vector<double> solid(cells), epsilon(cells), velocity(3 * cells), pressure(cells), gradient(3 * cells),
-      fluidForce(3 * cells), drag(3 * n), total(3 * n);
-  cp::solidFraction(s.grid, spheres, solid.data());
+  // Computed into scratch buffers, copied in at the end.
+  std::vector<double>&solid = s.nextSolid, &epsilon = s.nextEpsilon, &velocity = s.nextVelocity,
+  &pressure = s.nextPressure, &gradient = s.nextGradient, &fluidForce = s.nextFluidForce, &drag = s.nextDrag,
+  &total = s.nextTotal;
+  solid.resize(cells), epsilon.resize(cells), velocity.resize(3 * cells), pressure.resize(cells);
+  gradient.resize(3 * cells), fluidForce.resize(3 * cells), drag.resize(3 * n), total.resize(3 * n);
+  std::vector<cp::Footprint>& footprints = s.footprints;
+  footprints.resize(n);
+  cp::solidFraction(s.grid, spheres, solid.data(), footprints.data());
   double meanDensity = 0;
   for (std::size_t c = 0; c < cells; c++) meanDensity += rho[c];
   meanDensity /= double(cells);
@@ -215,9 +222,9 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
     pressure[c] = (rho[c] - meanDensity) / 3 * pressureScale;
   }
   cp::gradient(s.grid, pressure.data(), gradient.data());
-  const cp::ExchangeReport report =
-      cp::exchange(s.grid, spheres, withMasses ? mass.data() : nullptr, epsilon.data(), solid.data(), velocity.data(),
-                   gradient.data(), p, cp::ExchangeOutput{drag.data(), total.data(), fluidForce.data()});
+  const cp::ExchangeReport report = cp::exchange(
+      s.grid, spheres, withMasses ? mass.data() : nullptr, epsilon.data(), solid.data(), velocity.data(),
+      gradient.data(), p, cp::ExchangeOutput{drag.data(), total.data(), fluidForce.data()}, footprints.data());
   for (double f : total)
     if (!std::isfinite(f)) peclet::kernelRangeError("fluid", "the fluid force on a sphere is not finite");
   // The explicit exchange holds the drag over a fluid step: refused when a
@@ -258,6 +265,10 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   r.Set("minVoidFraction", minEpsilon);
   r.Set("maxSolidFraction", maxSolid);
   r.Set("cappedCells", double(capped));
+  Napi::Array flux = Napi::Array::New(env, 3);
+  const double boxVolume = s.grid.cellVolume() * double(cells);
+  for (std::uint32_t a = 0; a < 3; a++) flux.Set(a, report.volumeFlux[a] / boxVolume);
+  r.Set("particleVolumeFlux", flux);
   return r;
 }
 

@@ -19,6 +19,10 @@ struct CouplerState {
   std::vector<double> solid, epsilon, velocity, pressure, gradient, fluidForce;  // per cell
   std::vector<double> drag, total;                                               // 3 per sphere
   std::vector<double> positions, velocities, radii, masses;                      // copies of the inputs
+  // Scratch of an exchange, reused from call to call (fresh memory is slow to touch).
+  std::vector<double> nextSolid, nextEpsilon, nextVelocity, nextPressure, nextGradient, nextFluidForce, nextDrag,
+      nextTotal;
+  std::vector<peclet::coupling::Footprint> footprints;
   peclet::LedgerEntry ledger;
   void account();
 };
