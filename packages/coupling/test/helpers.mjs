@@ -91,3 +91,21 @@ export function ergun(voidFraction, superficialVelocity, d, viscosity, density) 
   const u = superficialVelocity;
   return (150 * viscosity * (1 - e) ** 2 * u) / (e ** 3 * d * d) + (1.75 * density * (1 - e) * u * u) / (e ** 3 * d);
 }
+
+/**
+ * A bed of `count` glass spheres (d = 0.5 mm, 2500 kg/m³) deposited without friction on the
+ * floor of a column of 3 × 3 × 24 cells of 2 diameters (periodic sideways), for water.
+ */
+export function depositedBed({ count = 750, d = 5e-4 } = {}) {
+  const h = 2 * d;
+  const L = 3 * h;
+  const H = 24 * h;
+  const particles = new Simulation({
+    box: { min: [0, 0, 0], max: [L, L, H] },
+    periodic: [true, true, false],
+    gravity: [0, 0, -9.81],
+    contact: { model: 'linear', stiffness: 5, restitution: 0.3, friction: 0 },
+  });
+  particles.deposit({ count, radius: d / 2, density: 2500, seed: 3, regionTop: 0.95 * H });
+  return { particles, cellSize: h, area: L * L, d };
+}

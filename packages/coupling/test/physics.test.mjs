@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CoupledSimulation, dragCoefficient, terminalVelocity } from '../dist/index.js';
-import { ergun, fixedBed, suspension } from './helpers.mjs';
+import { depositedBed, ergun, fixedBed, suspension } from './helpers.mjs';
 
 describe('momentum exchange', () => {
   for (const drag of ['di-felice', 'beetstra', 'gidaspow']) {
@@ -99,6 +99,53 @@ describe('fixed bed', () => {
       assert.equal(Math.hypot(...bed.particles.momentum()), 0);
       sim.release();
     }
+    bed.particles.release();
+  });
+});
+
+describe('fluidized bed', () => {
+  it('fluidization: the pressure drop plateaus at the buoyant weight per area; U_mf within 15% of Wen–Yu', () => {
+    const mu = 1e-3;
+    const rho = 1000;
+    const bed = depositedBed();
+    const { d } = bed;
+    const count = bed.particles.sphereCount;
+    const weightPerArea = (count * Math.PI * d ** 3 * 1500 * 9.81) / 6 / bed.area;
+    // Wen & Yu (1966): Re_mf = √(33.7² + 0.0408 Ar) − 33.7.
+    const ar = (d ** 3 * rho * 1500 * 9.81) / mu ** 2;
+    const wenYu = ((Math.sqrt(33.7 ** 2 + 0.0408 * ar) - 33.7) * mu) / (rho * d);
+    const top = () => {
+      let z = 0;
+      const p = bed.particles.positions;
+      for (let i = 2; i < p.length; i += 3) z = Math.max(z, p[i]);
+      return z;
+    };
+    const settled = top();
+    const drop = (u) => {
+      const sim = new CoupledSimulation({
+        particles: bed.particles,
+        fluid: { cellSize: bed.cellSize, viscosity: mu, density: rho, drive: { superficialVelocity: [0, 0, u] } },
+        drag: 'gidaspow',
+      });
+      const slice = Math.ceil(0.02 / sim.timestepReport.timestep);
+      let sum = 0;
+      for (let k = 0; k < 10; k++) {
+        sim.step(slice);
+        if (k >= 5) sum += sim.pressureDrop('z');
+      }
+      sim.release();
+      return sum / 5;
+    };
+    // Below minimum fluidization the bed stays packed and the drop grows with the velocity (the
+    // Ergun branch, linear at Re_mf ≈ 1): its slope gives U_mf where it meets the plateau.
+    const below = drop(0.5 * wenYu);
+    assert.ok(top() < 1.02 * settled, `the packed bed moved: ${top()} vs ${settled}`);
+    const minimum = (0.5 * wenYu * weightPerArea) / below;
+    assert.ok(Math.abs(minimum / wenYu - 1) < 0.15, `U_mf ${minimum} m/s vs Wen–Yu ${wenYu} m/s`);
+    // Well above it the bed is fluidized: it expands and carries its buoyant weight.
+    const above = drop(3 * wenYu);
+    assert.ok(Math.abs(above / weightPerArea - 1) < 0.05, `plateau ${above} Pa vs bed weight ${weightPerArea} Pa`);
+    assert.ok(top() > 1.05 * settled, `the bed did not expand: ${top()} vs ${settled}`);
     bed.particles.release();
   });
 });
