@@ -147,7 +147,7 @@ export class CoupledSimulation implements Disposable {
   readonly #gravity: [number, number, number];
   readonly #timestep: TimestepReport;
   readonly #scales: { velocityScale: number; pressureScale: number; forceScale: number };
-  readonly #superficial: [number, number, number] | undefined;
+  #superficial: [number, number, number] | undefined;
   #drive: [number, number, number];
   readonly #limits: { particle: number; fluid: number };
   #arrays: CouplerArrays | undefined;
@@ -172,6 +172,9 @@ export class CoupledSimulation implements Disposable {
     try {
       count = particles.sphereCount;
     } catch (error) {
+      // An object made from the prototype without the constructor has none of its state.
+      if (!(error instanceof ReleasedError))
+        fail('type', 'particles', 'must be a @peclet/dem Simulation built with new');
       throw relabel(error, 'particles: the Simulation passed in');
     }
     if (count < 1) fail('range', 'particles', 'has no spheres: add them before coupling');
@@ -197,19 +200,7 @@ export class CoupledSimulation implements Disposable {
     const substepsAsked =
       dem.substeps === undefined ? undefined : readInteger(dem.substeps, 'dem.substeps', { min: 1, max: 1e6 });
     const threads = o.threads === undefined ? undefined : readInteger(o.threads, 'threads', { min: 1, max: 1024 });
-    let superficial: [number, number, number] | undefined;
-    let drive: [number, number, number] = [0, 0, 0];
-    if (fluid.drive !== undefined) {
-      const d = readOptions(fluid.drive, 'fluid.drive', ['superficialVelocity', 'pressureGradient']);
-      if ((d.superficialVelocity === undefined) === (d.pressureGradient === undefined))
-        fail('type', 'fluid.drive', 'give superficialVelocity or pressureGradient, one of them');
-      if (d.superficialVelocity !== undefined)
-        superficial = readVector3(d.superficialVelocity, 'fluid.drive.superficialVelocity');
-      else {
-        const g = readVector3(d.pressureGradient, 'fluid.drive.pressureGradient');
-        drive = [-g[0], -g[1], -g[2]];
-      }
-    }
+    const { superficial, drive } = readDrive(fluid.drive, 'fluid.drive');
 
     // The fluid grid is the dem box.
     const box = particles.box;
@@ -245,12 +236,12 @@ export class CoupledSimulation implements Disposable {
       rMax = r;
     }
     const volume = (r: number) => (4 / 3) * Math.PI * r ** 3;
+    // The largest spheres settle fastest; among them the heaviest (one bisection, not one per sphere).
+    let excess = 0;
     for (let i = 0; i < radii.length; i++) {
-      const r = radii[i] as number;
-      if (r !== rMax) continue;
-      const buoyantWeight = Math.abs((masses[i] as number) - rho * volume(r)) * g;
-      terminal = Math.max(terminal, terminalVelocity(drag, 2 * r, buoyantWeight, mu, rho));
+      if (radii[i] === rMax) excess = Math.max(excess, Math.abs((masses[i] as number) - rho * volume(rMax)));
     }
+    terminal = terminalVelocity(drag, 2 * rMax, excess * g, mu, rho);
     const referenceSpeed = Math.max(superficial ? Math.hypot(...superficial) : 0, terminal, 1e-12);
     const coupler = new native.Coupler({
       shape,
@@ -378,14 +369,17 @@ export class CoupledSimulation implements Disposable {
   }
   /** Fluid cells per axis. */
   get shape(): readonly [number, number, number] {
+    this.#assertLive();
     return this.#shape;
   }
   /** m. */
   get cellSize(): number {
+    this.#assertLive();
     return this.#cellSize;
   }
   /** How the fluid step and the dem substeps were chosen. */
   get timestepReport(): TimestepReport {
+    this.#assertLive();
     return this.#timestep;
   }
   /**
@@ -393,13 +387,16 @@ export class CoupledSimulation implements Disposable {
    * exchange, drive), the fluid steps and the dem steps.
    */
   get timings(): { coupling: number; fluid: number; particles: number } {
+    this.#assertLive();
     return { ...this.#timings };
   }
   /** Simulated time (s) of the coupled steps taken. */
   get time(): number {
+    this.#assertLive();
     return this.#time;
   }
   get stepCount(): number {
+    this.#assertLive();
     return this.#stepCount;
   }
   /** Where the coupling computes (`host`). */
@@ -456,6 +453,30 @@ export class CoupledSimulation implements Disposable {
       return sum / count;
     };
     return this.#drive[a] * (length - this.#cellSize) + plane(0) - plane(this.#shape[a] - 1);
+  }
+
+  /**
+   * Changes the drive from the next coupled step: `{ superficialVelocity }` or
+   * `{ pressureGradient }`, as `fluid.drive`. A superficial velocity faster than the fluid step was
+   * chosen for (a lattice speed above 0.1) is a RangeError with the largest it takes; nothing
+   * changes then.
+   */
+  setDrive(drive: Drive): void {
+    this.#live();
+    const next = readDrive(drive, 'drive');
+    if (next.superficial !== undefined) {
+      const largest = (0.1 * this.#cellSize) / this.#timestep.timestep;
+      const speed = Math.hypot(...next.superficial);
+      if (speed > largest) {
+        fail(
+          'range',
+          'drive.superficialVelocity',
+          `${speed} m/s is faster than the fluid step allows (${largest} m/s, a lattice speed of 0.1): build the coupled simulation with the fastest drive, its step is chosen for it`,
+        );
+      }
+    }
+    this.#superficial = next.superficial;
+    if (next.superficial === undefined) this.#drive = next.drive;
   }
 
   /**
@@ -671,6 +692,22 @@ couplingModule.registry.onRelease('fluid lattices of coupled simulations', () =>
   for (const lattice of owned.values()) lattice.deref()?.release();
   owned.clear();
 });
+
+// A drive option: the mixture's volume flux to hold, or the mean −∇p (Pa/m) to apply.
+function readDrive(
+  value: unknown,
+  argument: string,
+): { superficial: [number, number, number] | undefined; drive: [number, number, number] } {
+  if (value === undefined) return { superficial: undefined, drive: [0, 0, 0] };
+  const d = readOptions(value, argument, ['superficialVelocity', 'pressureGradient']);
+  if ((d.superficialVelocity === undefined) === (d.pressureGradient === undefined))
+    fail('type', argument, 'give superficialVelocity or pressureGradient, one of them');
+  if (d.superficialVelocity !== undefined) {
+    return { superficial: readVector3(d.superficialVelocity, `${argument}.superficialVelocity`), drive: [0, 0, 0] };
+  }
+  const g = readVector3(d.pressureGradient, `${argument}.pressureGradient`);
+  return { superficial: undefined, drive: [-g[0], -g[1], -g[2]] };
+}
 
 function readPeriodic(value: unknown): [boolean, boolean, boolean] {
   if (value === undefined) return [true, true, true];

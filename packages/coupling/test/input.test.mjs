@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Simulation } from '@peclet/dem';
-import { CoupledSimulation, ReleasedError } from '../dist/index.js';
+import { CoupledSimulation, dragCoefficient, ReleasedError } from '../dist/index.js';
 import { suspension } from './helpers.mjs';
 
 const named = (kind, argument) => (error) => {
@@ -31,6 +31,10 @@ describe('bad input', () => {
   it('particles that are not a live dem Simulation with spheres', () => {
     assert.throws(() => new CoupledSimulation({ particles: {}, fluid }), named(TypeError, 'particles'));
     assert.throws(() => new CoupledSimulation({ fluid }), named(TypeError, 'particles'));
+    assert.throws(
+      () => new CoupledSimulation({ particles: Object.create(Simulation.prototype), fluid }),
+      named(TypeError, 'particles'),
+    );
     const gone = particles();
     gone.release();
     assert.throws(
@@ -104,6 +108,43 @@ describe('bad input', () => {
     slow.release();
   });
 
+  it('setDrive: a bad drive or one faster than the fluid step was chosen for changes nothing', () => {
+    const { particles: p, sim } = suspension({ fluid: { drive: { superficialVelocity: [0, 0, 1e-3] } } });
+    assert.throws(() => sim.setDrive({}), named(TypeError, 'drive'));
+    assert.throws(
+      () => sim.setDrive({ pressureGradient: [0, Number.NaN, 0] }),
+      (e) => e.argument === 'drive.pressureGradient[1]',
+    );
+    assert.throws(
+      () => sim.setDrive({ superficialVelocity: [0, 0, 1e6] }),
+      named(RangeError, 'drive.superficialVelocity'),
+    );
+    sim.step(20);
+    assert.ok(Math.abs(sim.step(0).superficialVelocity[2] - 1e-3) < 1e-3 * 0.05, `${sim.step(0).superficialVelocity}`);
+    sim.setDrive({ superficialVelocity: [0, 0, 5e-4] });
+    sim.step(20);
+    const u = sim.step(0).superficialVelocity[2];
+    assert.ok(Math.abs(u - 5e-4) < 5e-4 * 0.05, `${u}`);
+    sim.release();
+    p.release();
+  });
+
+  it('dragCoefficient refuses arguments outside physical ranges instead of returning Infinity', () => {
+    assert.throws(() => dragCoefficient('di-felice', 5e-324, 1e-3, 1, 1e-3, 1000), named(RangeError, 'voidFraction'));
+    assert.throws(() => dragCoefficient('beetstra', 0.5, 1e308, 1, 1e-3, 1000), named(RangeError, 'diameter'));
+    assert.throws(() => dragCoefficient('gidaspow', 0.5, 1e-3, 1e308, 1e-3, 1000), named(RangeError, 'slip'));
+    assert.throws(() => dragCoefficient('gidaspow', 0.5, 1e-3, 1, 1e308, 1000), named(RangeError, 'viscosity'));
+    assert.throws(() => dragCoefficient('gidaspow', 0.5, 1e-3, 1, 1e-3, 5e-324), named(RangeError, 'density'));
+    assert.throws(() => dragCoefficient('stokes', 0.5, 1e-3, 1, 1e-3, 1000), named(TypeError, 'drag'));
+    for (const drag of ['di-felice', 'beetstra', 'gidaspow'])
+      for (const args of [
+        [1e-3, 1e-12, 1e6, 1e-12, 1e9],
+        [1, 1e3, 1e6, 1e-12, 1e9],
+        [1e-3, 1e3, 0, 1e12, 1e-9],
+      ])
+        assert.ok(Number.isFinite(dragCoefficient(drag, ...args)), `${drag} ${args}`);
+  });
+
   it('step and run arguments', async () => {
     const { particles: p, sim } = suspension();
     assert.throws(() => sim.step(-1), named(RangeError, 'n'));
@@ -130,7 +171,16 @@ describe('lifecycle', () => {
     assert.equal(sim.released, true);
     assert.equal(eps.length, 0);
     assert.equal(drag.length, 0);
-    for (const call of [() => sim.step(), () => sim.voidFraction, () => sim.momentum(), () => sim.pressureDrop('x')])
+    for (const call of [
+      () => sim.step(),
+      () => sim.voidFraction,
+      () => sim.momentum(),
+      () => sim.pressureDrop('x'),
+      () => sim.shape,
+      () => sim.stepCount,
+      () => sim.timestepReport,
+      () => sim.setDrive({ pressureGradient: [0, 0, 0] }),
+    ])
       assert.throws(
         call,
         (e) => e instanceof ReleasedError && e.module === 'coupling' && /release\(\)/.test(e.message),

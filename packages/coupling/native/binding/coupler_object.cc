@@ -281,10 +281,17 @@ Napi::Value DragCoefficient(const Napi::CallbackInfo& info) {
     x[i] = info[i + 1].IsNumber() ? info[i + 1].As<Napi::Number>().DoubleValue() : std::nan("");
     if (!std::isfinite(x[i]) || x[i] < 0) peclet::kernelRangeError(names[i], "must be a finite number >= 0");
   }
-  if (!(x[0] > 0 && x[0] <= 1)) peclet::kernelRangeError("voidFraction", "must be in (0, 1]");
-  for (int i : {1, 3, 4})
-    if (!(x[i] > 0)) peclet::kernelRangeError(names[i], "must be positive");
-  return Napi::Number::New(info.Env(), cp::dragCoefficient(drag, x[0], x[1], x[2], x[3], x[4]));
+  // The ranges of physical use (those CoupledSimulation accepts), inside which every closure stays
+  // a normal double.
+  if (!(x[0] >= 1e-3 && x[0] <= 1)) peclet::kernelRangeError("voidFraction", "must be in [0.001, 1]");
+  if (!(x[1] >= 1e-12 && x[1] <= 1e3)) peclet::kernelRangeError("diameter", "must be in [1e-12, 1e3] m");
+  if (!(x[2] <= 1e6)) peclet::kernelRangeError("slip", "must be in [0, 1e6] m/s");
+  if (!(x[3] >= 1e-12 && x[3] <= 1e12)) peclet::kernelRangeError("viscosity", "must be in [1e-12, 1e12] Pa·s");
+  if (!(x[4] >= 1e-9 && x[4] <= 1e9)) peclet::kernelRangeError("density", "must be in [1e-9, 1e9] kg/m³");
+  const double coefficient = cp::dragCoefficient(drag, x[0], x[1], x[2], x[3], x[4]);
+  if (!std::isfinite(coefficient))
+    peclet::kernelRangeError("slip", "the drag of these arguments is not a finite number");
+  return Napi::Number::New(info.Env(), coefficient);
 }
 
 }  // namespace peclet_coupling
