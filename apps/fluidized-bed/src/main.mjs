@@ -127,20 +127,23 @@ console.log(
     `(Re_mf ${((rhoF * minimumFluidization * d) / mu).toFixed(1)})`,
 );
 
-// 2. The ramp: one coupled simulation per velocity, on the same spheres (the drive of a coupled
-//    simulation is set when it is built). The fluid starts from the velocity asked for.
+// 2. The ramp: one coupled simulation, its fluid step chosen for the fastest velocity of the ramp,
+//    the drive raised in place stage after stage (the fluid keeps its state between stages).
 const stages = [];
-let last;
+const coupled = new CoupledSimulation({
+  particles,
+  fluid: {
+    cellSize: cell,
+    viscosity: mu,
+    density: rhoF,
+    drive: { superficialVelocity: [0, 0, Math.max(...ramp) * minimumFluidization] },
+  },
+  drag,
+});
 bar.start(Math.round(ramp.length * stageTime * 1e3), 0, { stage: 'fluidizing', detail: '' });
 for (const [index, ratio] of ramp.entries()) {
-  last?.release();
   const velocity = ratio * minimumFluidization;
-  const coupled = new CoupledSimulation({
-    particles,
-    fluid: { cellSize: cell, viscosity: mu, density: rhoF, drive: { superficialVelocity: [0, 0, velocity] } },
-    drag,
-  });
-  last = coupled;
+  coupled.setDrive({ superficialVelocity: [0, 0, velocity] });
   const steps = Math.ceil(stageTime / coupled.timestepReport.timestep);
   let sum = 0;
   let sumSquares = 0;
@@ -342,19 +345,19 @@ await writeVtp(join(out, 'bed.vtp'), {
     radius: radii,
     velocity: { values: velocities, components: 3 },
     speed,
-    dragForce: { values: last.dragForces, components: 3 },
+    dragForce: { values: coupled.dragForces, components: 3 },
   },
 });
 await writeVti(join(out, 'fluid.vti'), {
-  shape: last.shape,
+  shape: coupled.shape,
   spacing: cell,
   cellData: {
-    voidFraction: last.voidFraction,
-    superficialVelocity: { values: last.fluidVelocity, components: 3 },
-    pressure: last.pressure,
+    voidFraction: coupled.voidFraction,
+    superficialVelocity: { values: coupled.fluidVelocity, components: 3 },
+    pressure: coupled.pressure,
   },
 });
-last.release();
+coupled.release();
 particles.release();
 
 console.log(`\nWrote (${seconds()} s in all)`);
