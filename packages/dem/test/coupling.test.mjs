@@ -100,6 +100,32 @@ describe('external forces', () => {
     }
   });
 
+  it('a force written between calls acts for the whole of the next call (its impulse exactly F·n·dt)', () => {
+    // Velocity Verlet applies half of a step's force at its end and half at the start of the next:
+    // the first half kick of a call uses the force written before the call, not the one of the
+    // last step, so what a coupling gives the fluid for a call the spheres get whole.
+    const simulation = pair({ gravity: [0, 0, -1] });
+    const dt = simulation.timestep;
+    const weight = sphereMass(0.05, 1000);
+    let momentum = simulation.momentum();
+    for (const [n, f] of [
+      [3, [0.3, -0.2, 0.1, 0.05, 0.4, -0.3]],
+      [1, [-0.6, 0.1, 0.2, 0.25, -0.1, 0.05]],
+      [5, [0, 0, 0, 0, 0, 0]],
+      [2, [0.1, 0.1, 0.1, -0.3, 0.2, 0.9]],
+    ]) {
+      simulation.externalForces.set(f);
+      simulation.step(n);
+      const now = simulation.momentum();
+      for (let d = 0; d < 3; d++) {
+        const gravity = d === 2 ? -2 * weight : 0;
+        const expected = momentum[d] + (f[d] + f[3 + d] + gravity) * n * dt;
+        assert.ok(Math.abs(now[d] - expected) < 1e-12, `after ${n} steps, p[${d}] ${now[d]} vs ${expected}`);
+      }
+      momentum = now;
+    }
+  });
+
   it('a non-finite value is refused, naming externalForces and the element, the state unchanged', async () => {
     const simulation = pair();
     simulation.step(10);
