@@ -10,7 +10,7 @@
 
 import { random } from '@peclet/test-harness';
 
-export const allModules = ['alpha', 'voro', 'dem', 'flow'];
+export const allModules = ['alpha', 'voro', 'dem', 'flow', 'coupling'];
 
 /** mulberry32 (test/harness): small, fast, good enough for choosing operations. */
 export { random };
@@ -24,6 +24,8 @@ export function program(seed, { worker = false } = {}) {
   const r = random(seed);
   const modules = allModules.filter(() => r.chance(0.6));
   if (modules.length === 0) modules.push(r.pick(allModules));
+  // coupling builds on dem and flow: a program with it loads (and finalizes) both.
+  if (modules.includes('coupling')) for (const m of ['dem', 'flow']) if (!modules.includes(m)) modules.push(m);
   // Load order varies too.
   modules.sort(() => r.next() - 0.5);
 
@@ -36,7 +38,16 @@ export function program(seed, { worker = false } = {}) {
   const slots = []; // module of each slot
   const finalized = new Set();
   const create = (module) => {
-    ops.push({ op: 'create', module, size: r.int(1, 4) });
+    if (module === 'coupling') {
+      // Over a dem Simulation of the program: one already made, or a new one.
+      const dems = slots.flatMap((m, slot) => (m === 'dem' ? [slot] : []));
+      let over;
+      if (dems.length === 0 || r.chance(0.3)) {
+        create('dem');
+        over = slots.length - 1;
+      } else over = r.pick(dems);
+      ops.push({ op: 'create', module, size: r.int(1, 4), over, substeps: r.int(1, 3) });
+    } else ops.push({ op: 'create', module, size: r.int(1, 4) });
     slots.push(module);
   };
   const count = r.int(4, worker ? 10 : 22);

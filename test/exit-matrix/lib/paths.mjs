@@ -172,19 +172,38 @@ export function permutations(list) {
 export function finalizeOrders(modules) {
   if (modules.length <= 3) return permutations(modules);
   const [first, ...rest] = modules;
-  let orders = permutations(rest);
-  if (rest.length > 3) {
-    // Every solver first and every solver last at least once, in six orders: the
-    // rotations of the list and of its reverse, alternately (all 24 orders of four
-    // solvers would be 24 rows per runtime).
-    const reversed = [...rest].reverse();
-    const rotate = (list, by) => [...list.slice(by), ...list.slice(0, by)];
-    orders = [0, 1, 2, 3, 4, 5].map((i) => rotate(i % 2 === 0 ? rest : reversed, (i >> 1) % rest.length));
-  }
+  const orders = rest.length > 3 ? sampledOrders(rest) : permutations(rest);
   return orders.map((order, i) => {
     const at = i % modules.length;
     return [...order.slice(0, at), first, ...order.slice(at)];
   });
+}
+
+/**
+ * Six orders of four or more solvers (all 24 orders of four would be 24 rows per
+ * runtime, 120 of five): rotations of the list and of its reverse, alternately,
+ * each the one that puts the most solvers not yet first or last there, so that
+ * every solver is finalized first and last at least once and every pair in both
+ * relative orders. For four solvers: the rotations by 0, 1 and 2 of each.
+ */
+export function sampledOrders(solvers) {
+  const rotate = (list, by) => [...list.slice(by), ...list.slice(0, by)];
+  const reversed = [...solvers].reverse();
+  const lists = [solvers, reversed];
+  const firsts = new Set();
+  const lasts = new Set();
+  const orders = [];
+  for (let i = 0; i < 6; i++) {
+    const list = lists[i % 2];
+    const candidates = list.map((_, by) => rotate(list, by)).filter((o) => !orders.some((p) => `${p}` === `${o}`));
+    const gain = (o) => (firsts.has(o[0]) ? 0 : 1) + (lasts.has(o.at(-1)) ? 0 : 1);
+    // The first candidate of the largest gain: deterministic, the plain list first.
+    const best = candidates.reduce((a, b) => (gain(b) > gain(a) ? b : a));
+    firsts.add(best[0]);
+    lasts.add(best.at(-1));
+    orders.push(best);
+  }
+  return orders;
 }
 
 /** The module name in the trace for a module of a subset (`dem-webgpu` traces as `dem`). */

@@ -1,4 +1,4 @@
-// Every addon (the kernel's test addon, voro, dem, flow, pnm) built with AddressSanitizer
+// Every addon (the kernel's test addon, voro, dem, flow, pnm, coupling) built with AddressSanitizer
 // + UBSan into one folder, for PECLET_ADDON_DIR. Each package's binding.gyp
 // and native sources are copied to .sanitize/<package>/ and built there with
 // PECLET_SANITIZE=1, so the packages' own builds are never touched. A build
@@ -21,6 +21,12 @@ const packages = [
   { name: 'dem', root: join(repo, 'packages', 'dem'), copy: ['binding.gyp', 'native'], addons: ['dem'] },
   { name: 'flow', root: join(repo, 'packages', 'flow'), copy: ['binding.gyp', 'native'], addons: ['flow'] },
   { name: 'pnm', root: join(repo, 'packages', 'pnm'), copy: ['binding.gyp', 'native'], addons: ['pnm'] },
+  {
+    name: 'coupling',
+    root: join(repo, 'packages', 'coupling'),
+    copy: ['binding.gyp', 'native'],
+    addons: ['coupling'],
+  },
 ];
 
 function filesUnder(path) {

@@ -262,6 +262,79 @@ async function pnm() {
   };
 }
 
+// A coupled simulation: `count` spheres of diameter 1e-4 m (a dem Simulation) on a jittered
+// lattice in a periodic box of 6 × 6 × 6 fluid cells of 3e-4 m — coupling's own test system.
+async function coupling() {
+  const { CoupledSimulation, finalize } = await import('@peclet/coupling');
+  const { Simulation } = await import('@peclet/dem');
+  const h = 3e-4;
+  const L = 6 * h;
+  // Its particles are a dem Simulation the scenario builds (printed as dem's, so they are checked
+  // wherever dem is loaded too); its lattice is flow's, owned by the coupled simulation.
+  const make = (count, env) => {
+    const particles = new Simulation({
+      box: { min: [0, 0, 0], max: [L, L, L] },
+      periodic: true,
+      gravity: [0, 0, -9.81],
+      contact: { model: 'linear', stiffness: 1e-2 },
+    });
+    const side = Math.ceil(Math.cbrt(count));
+    const positions = [];
+    for (let i = 0; i < count; i++) {
+      const [a, b, c] = [i % side, Math.floor(i / side) % side, Math.floor(i / side / side)];
+      positions.push(((a + 0.5 + 0.1 * Math.sin(i)) * L) / side, ((b + 0.5) * L) / side, ((c + 0.5) * L) / side);
+    }
+    particles.addSpheres({ positions, radii: new Array(count).fill(5e-5), density: 2500 });
+    let simulation;
+    try {
+      simulation = new CoupledSimulation({ particles, fluid: { cellSize: h, viscosity: 1e-2, density: 1000 } });
+    } catch (error) {
+      particles.release();
+      throw error;
+    }
+    if (env) {
+      created('dem', `Simulation#${particles.id}`, env, 'native');
+      created('coupling', `CoupledSimulation#${simulation.id}`, env, 'native');
+    }
+    return { particles, simulation };
+  };
+  return {
+    name: 'coupling',
+    populate({ env }) {
+      const { particles, simulation } = make(27, env);
+      simulation.step(2);
+      const { voidFraction, fluidVelocity, pressure, dragForces } = simulation;
+      return { particles, simulation, voidFraction, fluidVelocity, pressure, dragForces };
+    },
+    // A run() is JS-driven slices of sync coupled steps: short slices keep the event loop
+    // (timers, aborts, signals) turning.
+    work(state, { long, signal }) {
+      return state.simulation.run({ steps: long ? 1e9 : 3, signal, progressInterval: 10 });
+    },
+    // Computes; or, once dem or flow (which it builds on) is finalized, refuses with a
+    // ReleasedError naming that module, as documented — never a crash.
+    works() {
+      let made;
+      try {
+        made = make(8);
+      } catch (error) {
+        return error?.name === 'ReleasedError' && (error.module === 'dem' || error.module === 'flow');
+      }
+      const { particles, simulation } = made;
+      const ok =
+        simulation.step(2).steps === 2 && simulation.voidFraction.length === 216 && simulation.dragForces.length === 24;
+      simulation.release();
+      particles.release();
+      return ok;
+    },
+    finalize,
+    stale(state) {
+      const detached = ['voidFraction', 'fluidVelocity', 'pressure', 'dragForces'].every((k) => state[k].length === 0);
+      return { detached, error: errorName(() => state.simulation.step(1)) };
+    },
+  };
+}
+
 /**
  * dem computing on WebGPU: needs `requestGpu` from `@peclet/core/gpu` and
  * dem's `executionSpace: 'webgpu'`. Returns why it cannot run, or null.
@@ -350,6 +423,7 @@ const loaders = {
   dem,
   flow,
   pnm,
+  coupling,
   'dem-webgpu': demWebgpu,
 };
 

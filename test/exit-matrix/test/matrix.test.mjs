@@ -1,7 +1,7 @@
 // The exit matrix: every path of the exit contract (rows) on every runtime
 // (columns) — Node 20 (the machine's), Node 22/24/26, Bun and Deno from the
 // npm registry, and Node 20 with every addon built under ASan + UBSan — each
-// run a real child process loading the kernel's test addon, voro, dem, flow and pnm
+// run a real child process loading the kernel's test addon, voro, dem, flow, pnm and coupling
 // with objects, zero-copy arrays and async native work at script scope.
 // Then module subsets on Node 20, and valgrind memcheck on a few paths.
 // A full run rewrites RESULTS.md.
@@ -27,26 +27,42 @@ import { buildSanitizedAddons, sanitizerEnv } from '../lib/sanitize.mjs';
 import { valgrindArgs, valgrindFindings } from '../lib/valgrind.mjs';
 
 const scenario = join(packageRoot, 'scenario', 'scenario.mjs');
-const modules = ['alpha', 'voro', 'dem', 'flow', 'pnm'];
+const modules = ['alpha', 'voro', 'dem', 'flow', 'pnm', 'coupling'];
 const off = (name) => process.env[name] === '0';
 const runtimeIds = selectedRuntimes();
 const sanitize = !off('PECLET_MATRIX_SANITIZE');
 const valgrind = !off('PECLET_MATRIX_VALGRIND');
 const full = !process.env.PECLET_MATRIX_RUNTIMES && sanitize && valgrind;
 
-// Explicit finalize: six orders of the four solvers (each first and last at
+// Explicit finalize: six orders of the five solvers (each first and last at
 // least once), with the test addon at each place in turn (see finalizeOrders).
+// coupling's own six orders with flow and dem run in packages/coupling's tests.
 const rows = [...Object.keys(pathDescriptions), ...finalizeOrders(modules).map((o) => `finalize:${o}`)];
 const columns = [...runtimeIds, ...(sanitize ? ['node20-asan'] : [])];
+
+// coupling runs in the main table on Node 20, Bun, Deno and under the sanitizers; on Node 22, 24
+// and 26 the same rows run without it (its finalize orders less coupling). Its run() is JS-driven
+// slices of sync steps, so it keeps a core busy for as long as a scenario computes: in every
+// column it would add about 15% to the matrix's CPU time, and those three Node columns load the
+// same addons through the same Node-API as Node 20 (see README.md, "The matrix").
+const couplingColumns = new Set(['node20', 'bun', 'deno', 'node20-asan']);
+const withoutCoupling = (list) => list.filter((m) => m !== 'coupling');
+const modulesOf = (column) => (couplingColumns.has(column) ? modules : withoutCoupling(modules));
+/** The scenario's path for a row in a column: a finalize order names only the modules loaded. */
+const pathOf = (column, row) =>
+  row.startsWith('finalize:') && !couplingColumns.has(column)
+    ? `finalize:${withoutCoupling(row.slice('finalize:'.length).split(','))}`
+    : row;
 
 // Module subsets on Node 20: each package alone and in pairs, on the paths
 // where modules interact most (both builds of the test addon are independent modules).
 const subsetPaths = ['exit', 'uncaught', 'handle-signals-sigterm', 'worker-terminate', 'main-exit-while-worker'];
-const subsets = ['alpha', 'voro', 'dem', 'flow', 'pnm', 'alpha,beta', 'voro,dem', 'voro,dem,flow'];
+const subsets = ['alpha', 'voro', 'dem', 'flow', 'pnm', 'coupling', 'alpha,beta', 'voro,dem', 'voro,dem,flow'];
 const subsetFinalize = ['alpha,beta', 'voro,dem', 'voro,dem,flow'];
 
 // valgrind is slow (about 15 s a run): a few paths that cover every kind of end.
-const valgrindPaths = ['natural', 'exit', 'worker-terminate', 'finalize:dem,flow,pnm,voro,alpha'];
+// The finalize row: coupling after both modules it builds on.
+const valgrindPaths = ['natural', 'exit', 'worker-terminate', 'finalize:flow,dem,voro,coupling,pnm,alpha'];
 
 const timeoutMs = { plain: 20_000, asan: 90_000, valgrind: 300_000 };
 
@@ -56,9 +72,11 @@ const cells = [];
 // tears down faster than three, which changes who wins the race.
 const racy = new Set(['worker-terminate', 'main-exit-while-worker']);
 for (const column of columns) {
+  const loaded = modulesOf(column);
   for (const row of rows) {
-    const variants = racy.has(row) ? [modules, ...modules.map((m) => [m])] : [modules];
-    cells.push({ key: `${column} | ${row}`, column, row, modules, variants, table: 'main' });
+    const variants = racy.has(row) ? [loaded, ...loaded.map((m) => [m])] : [loaded];
+    const path = pathOf(column, row);
+    cells.push({ key: `${column} | ${row}`, column, row, path, modules: loaded, variants, table: 'main' });
   }
 }
 if (runtimeIds.includes('node20')) {
@@ -131,7 +149,8 @@ async function runVariant(cell, bins, addonDir) {
   const kind = runtimes[runtimeId].kind;
   const subset = cell.modules.join(',');
   let [command, args] = commandLine(runtimeId, bins[runtimeId], scenario);
-  args = [...args, cell.row, subset];
+  const path = cell.path ?? cell.row;
+  args = [...args, path, subset];
   let env = runtimeEnv(runtimeId);
   let limit = timeoutMs.plain;
   if (cell.column === 'node20-asan') {
@@ -144,7 +163,7 @@ async function runVariant(cell, bins, addonDir) {
     limit = timeoutMs.valgrind;
   }
   const traced = cell.modules.map(traceName);
-  const expected = expectation(kind, cell.row, traced);
+  const expected = expectation(kind, path, traced);
   const result = await run(command, args, { env, timeoutMs: limit, cwd: packageRoot });
   const found = problems(result, expected, traced);
   if (cell.column === 'valgrind') {
