@@ -157,10 +157,8 @@ const optionValues = {
     },
     'empty Simulation (no spheres)': { v: (api) => particles(api.dem, { count: 0 }), bad: true },
     'a Proxy of a Simulation': { v: (api) => new Proxy(particles(api.dem), {}), unsure: true },
-    // coupling defect: a bare Object.create(Simulation.prototype) passes its instanceof check and ends
-    // in the engine's "Receiver must be an instance of class anonymous", naming no argument, seed
-    // 114504: kept out for now.
-    // 'Object.create(Simulation.prototype)': { v: (api) => Object.create(api.dem.Simulation.prototype), bad: true },
+    // Passes an instanceof check: must still be a TypeError naming particles (fixed in e2a6b0c, seed 114504).
+    'Object.create(Simulation.prototype)': { v: (api) => Object.create(api.dem.Simulation.prototype), bad: true },
     'a Simulation with a time step above the limits': {
       v: (api) => particles(api.dem, { timestep: 1e-3, stiffness: 1e-4 }),
       bad: true,
@@ -433,10 +431,10 @@ const computing = new Set([
   'step(1)',
   'run({ steps: 1 })',
 ]);
-// coupling defect: shape, cellSize, time, stepCount, timestepReport and timings stay readable after
-// release() and finalize() (flow's Lattice throws ReleasedError for stepCount), seed 564:
-// they are not asked to throw for now.
-const mustThrowOnce = (m, module) => computing.has(m) || (module === 'coupling' && m === 'particles');
+// Once the coupled simulation itself is gone every member but its identity throws (shape, cellSize,
+// time, stepCount, timestepReport and timings did not before e2a6b0c, seed 564).
+const identity = new Set(['id', 'released', 'executionSpace']);
+const mustThrowOnce = (m, module) => computing.has(m) || (module === 'coupling' && !identity.has(m));
 
 function member(sim, name) {
   switch (name) {
@@ -477,16 +475,9 @@ const underneath = {
   },
 };
 
-// coupling defect: dragCoefficient accepts finite extremes and returns Infinity (no RangeError), seeds
-// 12196 (diameter 5e-324), 13336 (diameter 1e308, beetstra), 910 (viscosity 1e308), 1708
-// (voidFraction 5e-324), 4501 (slip 1e308, beetstra), 17953 (density 5e-324): kept out for now.
-const overflow = {
-  voidFraction: ['5e-324', '1e-314'],
-  diameter: ['1e308', '5e-324', '1e-314'],
-  slip: ['1e308'],
-  viscosity: ['1e308'],
-  density: ['5e-324', '1e-314'],
-};
+// Finite extremes that overflowed β to Infinity before e2a6b0c (seeds 12196, 910, 1708): now
+// refused by name; kept in the domain.
+const overflow = {};
 
 export const couplingTargets = {
   'coupling.new CoupledSimulation': {
@@ -990,6 +981,42 @@ export const couplingTargets = {
       if (p.released || p.sphereCount !== spheres)
         h.problem('release() of the coupled simulation touched its particles');
       else await h.call('particles.step(2) after release', () => p.step(2));
+      p.release();
+    },
+  },
+
+  'coupling.setDrive': {
+    build: (r) => ({
+      value: r.pick(Object.keys(optionValues['fluid.drive'])),
+      start: r.pick(states),
+      released: r.chance(0.05),
+    }),
+    async exec(plan, h, api) {
+      const { sim, particles: p } = system(api, plan.start);
+      if (plan.released) sim.release();
+      const entry = optionValues['fluid.drive'][plan.value];
+      const value = entry.v(api);
+      const driveOf = () => {
+        try {
+          return String(sim.drive);
+        } catch (e) {
+          return e.name;
+        }
+      };
+      const result = await h.call(`setDrive(${plan.value}) on ${plan.start}`, () => sim.setDrive(value), {
+        digest: () => `${digest(sim, p)}|${driveOf()}`,
+        // undefined: no drive, or refused (either reads as documented).
+        bad: entry.bad && !entry.unsure && !plan.released,
+        mustThrow: plan.released ? 'a released coupled simulation must refuse setDrive' : undefined,
+      });
+      if (!result.ok && !plan.released && !entry.unsure && plan.value !== 'undefined')
+        checkNamed(h, 'setDrive', result.error, ['drive', ...(entry.roots ?? [])]);
+      if (result.ok) {
+        const stepped = await h.call('step(2) after setDrive', () => sim.step(2), { digest: () => digest(sim, p) });
+        if (stepped.ok) checkFinite(h, sim, p, 'after setDrive, step(2)');
+        else checkNamed(h, 'step(2) after setDrive', stepped.error, ['dem.substeps', 'particles', 'fluid']);
+      }
+      if (!sim.released) sim.release();
       p.release();
     },
   },
