@@ -3,7 +3,7 @@
  * state, a sphere escaping with `escape: 'throw'`, a cancellation).
  * @internal
  */
-import { fail } from '@peclet/core';
+import { cancelledError as cancelled, fail } from '@peclet/core';
 import type { NativeAdvance } from './native.js';
 import type { StepReport } from './types.js';
 
@@ -23,7 +23,7 @@ export function cancelledError(what: string, cause: CancelCause): Error {
         : cause === 'release'
           ? 'cancelled: the simulation was released by release()'
           : 'cancelled';
-  return Object.assign(new Error(`${what} ${why}`), { code: 'PECLET_CANCELLED' });
+  return cancelled(`${what} ${why}`);
 }
 
 /** The time step figures a divergence message quotes. */
