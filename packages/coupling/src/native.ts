@@ -62,6 +62,7 @@ export interface CouplingBinding extends NativeBinding {
     viscosity: number;
     density: number;
     minVoidFraction: number;
+    spheres: number;
   }) => NativeCoupler;
   dragCoefficient(
     drag: string,

@@ -252,6 +252,7 @@ export class CoupledSimulation implements Disposable {
       viscosity: mu,
       density: rho,
       minVoidFraction,
+      spheres: count,
     });
     let lattice: Lattice;
     let plan: TimestepReport;
@@ -293,6 +294,7 @@ export class CoupledSimulation implements Disposable {
       }
       const latticeViscosity = (nu * timestep) / (cellSize * cellSize);
       plan = { timestep, substeps, demTimestep, limits, referenceSpeed, latticeViscosity };
+      checkDrive(drive, (rho * cellSize) / (timestep * timestep), 'fluid.drive.pressureGradient');
       lattice = new Lattice({
         shape,
         periodic,
@@ -475,6 +477,7 @@ export class CoupledSimulation implements Disposable {
         );
       }
     }
+    checkDrive(next.drive, this.#scales.forceScale, 'drive.pressureGradient');
     this.#superficial = next.superficial;
     if (next.superficial === undefined) this.#drive = next.drive;
   }
@@ -709,6 +712,20 @@ function readDrive(
   return { superficial: undefined, drive: [-g[0], -g[1], -g[2]] };
 }
 
+// A mean pressure gradient the lattice can take: a body force of at most 0.1 in lattice units
+// (forceScale Pa/m each), or a RangeError naming `argument` with the largest.
+function checkDrive(drive: readonly number[], forceScale: number, argument: string): void {
+  const largest = 0.1 * forceScale;
+  const magnitude = Math.hypot(...drive);
+  if (magnitude > largest) {
+    fail(
+      'range',
+      argument,
+      `|∇p| = ${magnitude} Pa/m is more than this fluid step can take (${largest} Pa/m, a lattice body force of 0.1)`,
+    );
+  }
+}
+
 function readPeriodic(value: unknown): [boolean, boolean, boolean] {
   if (value === undefined) return [true, true, true];
   if (typeof value === 'boolean') return [value, value, value];
@@ -738,9 +755,18 @@ export function terminalVelocity(
   viscosity: number,
   density: number,
 ): number {
-  if (!(weight > 0)) return 0;
+  const model = readEnum(drag, 'drag', DRAGS);
+  readNumber(d, 'diameter', { above: 0 });
+  readNumber(weight, 'buoyantWeight', { min: 0 });
+  readNumber(viscosity, 'viscosity', { above: 0 });
+  readNumber(density, 'density', { above: 0 });
+  if (weight === 0) return 0;
+  drag = model;
   let lo = 0;
-  let hi = weight / native.dragCoefficient(drag, 1, d, 0, viscosity, density); // Stokes-like: an upper bound
+  // Stokes-like: an upper bound; the closures take slips up to 1e6 m/s.
+  let hi = Math.min(weight / native.dragCoefficient(drag, 1, d, 0, viscosity, density), 1e6);
+  if (native.dragCoefficient(drag, 1, d, hi, viscosity, density) * hi < weight)
+    fail('range', 'buoyantWeight', `${weight} N would settle faster than 1e6 m/s`);
   for (let k = 0; k < 200; k++) {
     const mid = 0.5 * (lo + hi);
     if (native.dragCoefficient(drag, 1, d, mid, viscosity, density) * mid < weight) lo = mid;

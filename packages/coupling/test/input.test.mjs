@@ -208,3 +208,37 @@ describe('lifecycle', () => {
     p.release();
   });
 });
+
+describe('found by the hostile-input generator', () => {
+  it('a drive the lattice cannot take is refused by name, before anything changes', () => {
+    const { particles: p, sim } = suspension();
+    assert.throws(() => sim.setDrive({ pressureGradient: [1e300, 0, 0] }), named(RangeError, 'drive.pressureGradient'));
+    assert.deepEqual(sim.drive, [0, 0, 0]);
+    sim.step(1);
+    sim.release();
+    p.release();
+    assert.throws(
+      () => suspension({ fluid: { drive: { pressureGradient: [0, 0, 1e300] } } }),
+      named(RangeError, 'fluid.drive.pressureGradient'),
+    );
+  });
+
+  it('terminalVelocity names a bad argument; dragForces has 3 per sphere before the first step', async () => {
+    const { terminalVelocity } = await import('../dist/index.js');
+    assert.throws(
+      () => terminalVelocity('di-felice', 1e-4, new Proxy({}, {}), 1e-3, 1000),
+      named(TypeError, 'buoyantWeight'),
+    );
+    assert.throws(
+      () => terminalVelocity('di-felice', 1e-4, Symbol('w'), 1e-3, 1000),
+      named(TypeError, 'buoyantWeight'),
+    );
+    assert.throws(() => terminalVelocity('di-felice', -1, 1e-9, 1e-3, 1000), named(RangeError, 'diameter'));
+    assert.equal(terminalVelocity('gidaspow', 1e-4, 0, 1e-3, 1000), 0);
+    const { particles: p, sim } = suspension();
+    assert.equal(sim.dragForces.length, 3 * p.sphereCount);
+    assert.ok(sim.dragForces.every((x) => x === 0));
+    sim.release();
+    p.release();
+  });
+});

@@ -78,9 +78,9 @@ function make(module, size, salt, { over, substeps = 1 } = {}) {
       own?.object.release();
       throw error;
     }
-    // coupling defect: dragForces is an empty array until the first exchange (its README says 3 per
-    // sphere), seed 777093: one coupled step first, as a user reading the drag would.
-    object.step(1);
+    // dragForces holds 3 per sphere from the start (it was empty until the first exchange: seed
+    // 777093); a coupled step or none first.
+    if (salt % 2 === 0) object.step(1);
     // One of its zero-copy arrays: per cell, 3 per cell, or 3 per sphere.
     const which = ['voidFraction', 'fluidVelocity', 'pressure', 'dragForces'][salt % 4];
     const spheres = (over ?? own).length / 3;

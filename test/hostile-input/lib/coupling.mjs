@@ -231,14 +231,13 @@ const optionValues = {
       roots: stability,
       bad: true,
     },
-    // coupling defect: a pressure gradient of 1e300 Pa/m is accepted (constructor and setDrive), then
-    // step() throws flow's RangeError naming bodyForce after the exchange has changed the arrays,
-    // seed 1610155628 (setDrive): kept out for now.
-    //     '{ pressureGradient: [1e300, 0, 0] }': {
-    //       v: () => ({ pressureGradient: [1e300, 0, 0] }),
-    //       roots: stability,
-    //       unsure: true,
-    //     },
+    // Accepted, then refused by flow after the exchange had changed the arrays before the fix
+    // (seed 1610155628): now a RangeError naming the pressure gradient.
+    '{ pressureGradient: [1e300, 0, 0] }': {
+      v: () => ({ pressureGradient: [1e300, 0, 0] }),
+      roots: stability,
+      bad: true,
+    },
     '{ pressureGradient: [-1e8, 0, 0] }': {
       v: () => ({ pressureGradient: [-1e8, 0, 0] }),
       roots: stability,
@@ -1124,10 +1123,9 @@ export const couplingTargets = {
     build: (r) => ({
       drag: r.pick(["'di-felice'", "'beetstra'", "'gidaspow'", "'stokes'", 'undefined']),
       field: r.pick(['diameter', 'buoyantWeight', 'viscosity', 'density']),
-      // coupling defect: terminalVelocity compares buoyantWeight with 0 before reading it, so a value
-      // that cannot become a number ends in the engine's TypeError naming no argument ("number 1 is
-      // not a function" for a Proxy), seed 357615587: kept out for now.
-      value: r.pick(Object.keys(numbers).filter((k) => !['a Proxy of 1', 'Symbol()'].includes(k))),
+      // A Proxy or a Symbol ended in the engine's TypeError naming no argument before the fix (seed
+      // 357615587): now read as numbers first.
+      value: r.pick(Object.keys(numbers)),
     }),
     async exec(plan, h, { coupling }) {
       const args = { diameter: 1e-4, buoyantWeight: 1e-8, viscosity: 1e-3, density: 1000 };

@@ -111,6 +111,9 @@ Coupler::Coupler(const Napi::CallbackInfo& info) : peclet::Object<Coupler>(info)
     s->pressure.assign(n, 0.0);
     s->gradient.assign(3 * n, 0.0);
     s->fluidForce.assign(3 * n, 0.0);
+    // Drag forces of the spheres there are now, zero until the first exchange.
+    const double spheres = number(o, "spheres");
+    if (spheres >= 0 && spheres <= 1e9) s->drag.assign(3 * std::size_t(spheres), 0.0);
     s->account();
     return s;
   });
