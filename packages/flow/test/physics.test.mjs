@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { Lattice, permeability } from '../dist/index.js';
-import { berea, crop, sphereCell, zickHomsy } from './helpers.mjs';
+import { sphereCell, zickHomsy } from './helpers.mjs';
 
 const live = [];
 /** Lattices made by a test are released after it. */
@@ -182,20 +182,5 @@ describe('gray voxels', () => {
       const kd = (0.1 * ud) / (0.001 / 3 / 10);
       assert.ok(Math.abs(kd / ((0.1 * (1 - s)) / (2 * s)) - 1) < 1e-8, `pressure, s ${s}: k ${kd}`);
     }
-  });
-});
-
-describe('the two drives', () => {
-  it('body force and pressure give the same permeability on a Berea crop (within 1%)', async () => {
-    const image = crop(berea(), 64);
-    const results = [];
-    for (const drive of ['body-force', 'pressure']) {
-      const result = await permeability(image, { drive, tolerance: 1e-6 });
-      result.lattice.release();
-      assert.ok(result.converged, `${drive} converged`);
-      results.push(result.millidarcy);
-    }
-    const [body, pressure] = results;
-    assert.ok(Math.abs(pressure / body - 1) < 0.01, `body force ${body} mD, pressure ${pressure} mD`);
   });
 });
