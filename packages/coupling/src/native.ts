@@ -29,7 +29,6 @@ export interface NativeCoupler {
   release(): void;
   readonly generation: number;
   arrays(): CouplerArrays;
-  solidVolume(): number;
   densestCell(positions: Float64Array, radii: Float64Array): number;
   exchange(options: {
     positions: Float64Array;

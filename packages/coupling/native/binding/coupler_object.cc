@@ -62,7 +62,6 @@ Napi::Function Coupler::Init(Napi::Env env) {
   members.push_back(Method<&Coupler::Arrays>("arrays"));
   members.push_back(Getter<&Coupler::Generation>("generation"));
   members.push_back(Method<&Coupler::Exchange>("exchange"));
-  members.push_back(Method<&Coupler::SolidVolume>("solidVolume"));
   members.push_back(Method<&Coupler::DensestCell>("densestCell"));
   return DefineClass(env, "CoupledSimulation", members);
 }
@@ -148,13 +147,6 @@ Napi::Value Coupler::DensestCell(const Napi::CallbackInfo& info) {
   double most = 0;
   for (double x : solid) most = std::max(most, x);
   return Napi::Number::New(info.Env(), 1 - most);
-}
-
-// solidVolume(positions, radii) → Σ sphere volume the kernel puts in the cells (m³).
-Napi::Value Coupler::SolidVolume(const Napi::CallbackInfo& info) {
-  double sum = 0;
-  for (double s : state_->solid) sum += s;
-  return Napi::Number::New(info.Env(), sum * state_->grid.cellVolume());
 }
 
 // exchange({ positions, velocities, radii, masses?, latticeVelocity, latticeDensity, velocityScale,

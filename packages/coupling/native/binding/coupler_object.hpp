@@ -40,7 +40,6 @@ class Coupler : public peclet::Object<Coupler> {
   Napi::Value Arrays(const Napi::CallbackInfo& info);
   Napi::Value Generation(const Napi::CallbackInfo& info);
   Napi::Value Exchange(const Napi::CallbackInfo& info);
-  Napi::Value SolidVolume(const Napi::CallbackInfo& info);
   Napi::Value DensestCell(const Napi::CallbackInfo& info);
 
   std::shared_ptr<CouplerState> state_;
