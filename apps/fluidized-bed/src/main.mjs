@@ -162,7 +162,7 @@ for (const [index, ratio] of ramp.entries()) {
       bar.update(Math.round((index + (k + 1) / steps) * stageTime * 1e3), {
         detail: `U ${(velocity * 1e3).toFixed(2)} mm/s (${ratio.toFixed(2)} U_mf), Δp ${samples ? (sum / samples).toFixed(1) : '…'} Pa, ${seconds()} s`,
       });
-      await new Promise((resolve) => setImmediate(resolve)); // let the bar draw
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let the bar draw
     }
   }
   const mean = sum / samples;

@@ -541,7 +541,10 @@ export class CoupledSimulation implements Disposable {
           this.#coupledStep();
           done++;
         }
-        await new Promise((resolve) => setImmediate(resolve));
+        // A timer, not setImmediate: Bun does not end the process on an uncaught error
+        // while a chain of immediates keeps its event loop busy (it hung on the exit matrix's
+        // uncaught and rejection paths).
+        await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.released) throw cancelled(`${this.className}#${this.id}.run()`, 'the simulation was released');
         if (couplingModule.finalized)
           throw cancelled(`${this.className}#${this.id}.run()`, 'module coupling was finalized');
