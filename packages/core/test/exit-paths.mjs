@@ -1,4 +1,8 @@
 // The exit contract's rows as the test scenarios run them (fixtures/scenario.mjs).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { assertCleanExit, runNode } from './helpers.mjs';
+
 // path → what the run must show. `reasons` lists one finalize per env.
 export const exitPaths = {
   natural: { status: 0, reasons: ['exit'] },
@@ -17,3 +21,28 @@ export const exitPaths = {
   'worker-terminate': { status: 0, reasons: ['cleanup', 'exit'], stdout: ['worker exit 1'] },
   'main-exit-while-worker': { status: 6, reasons: ['exit', 'cleanup'] },
 };
+
+/**
+ * The exit contract of one module as a test suite: every row of `exitPaths` plus the module's
+ * own `extraPaths`, each a child process running `scenario` with the path as its argument. The
+ * module must finalize once per env with the row's reasons, print the row's `stdout` lines, and on
+ * the worker paths print a line matching `workerLine` (the main thread kept working).
+ */
+export function describeExitContract({ module, scenario, extraPaths = {}, workerLine }) {
+  const paths = { ...exitPaths, ...extraPaths };
+  describe(`${module} exit contract`, { concurrency: 2 }, () => {
+    for (const [path, expected] of Object.entries(paths)) {
+      it(path, async () => {
+        const result = await runNode(scenario, [path]);
+        assertCleanExit(result, {
+          status: expected.status ?? 0,
+          signal: expected.signal ?? null,
+          finalizes: { [module]: expected.reasons.length },
+          reasons: { [module]: expected.reasons },
+        });
+        for (const line of expected.stdout ?? []) assert.match(result.stdout, new RegExp(`^${line}$`, 'm'));
+        if (path.startsWith('worker-')) assert.match(result.stdout, workerLine);
+      });
+    }
+  });
+}

@@ -4,40 +4,28 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { exitPaths } from '../../core/test/exit-paths.mjs';
+import { describeExitContract } from '../../core/test/exit-paths.mjs';
 import { assertCleanExit, runNode } from '../../core/test/helpers.mjs';
 
 const fixtures = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'fixtures');
 const scenario = join(fixtures, 'scenario.mjs');
 
-const paths = {
-  ...exitPaths,
-  'finalize-during-run': {
-    status: 0,
-    reasons: ['explicit'],
-    stdout: [
-      'run: PECLET_CANCELLED',
-      'after: ReleasedError coupling',
-      'voidFraction detached: true',
-      'particles live: 27',
-    ],
+describeExitContract({
+  module: 'coupling',
+  scenario,
+  extraPaths: {
+    'finalize-during-run': {
+      status: 0,
+      reasons: ['explicit'],
+      stdout: [
+        'run: PECLET_CANCELLED',
+        'after: ReleasedError coupling',
+        'voidFraction detached: true',
+        'particles live: 27',
+      ],
+    },
   },
-};
-
-describe('coupling exit contract', { concurrency: 2 }, () => {
-  for (const [path, expected] of Object.entries(paths)) {
-    it(path, async () => {
-      const result = await runNode(scenario, [path]);
-      assertCleanExit(result, {
-        status: expected.status ?? 0,
-        signal: expected.signal ?? null,
-        finalizes: { coupling: expected.reasons.length },
-        reasons: { coupling: expected.reasons },
-      });
-      for (const line of expected.stdout ?? []) assert.match(result.stdout, new RegExp(`^${line}$`, 'm'));
-      if (path.startsWith('worker-')) assert.match(result.stdout, /^main steps \d+$/m);
-    });
-  }
+  workerLine: /^main steps \d+$/m,
 });
 
 const modules = ['coupling', 'flow', 'dem'];

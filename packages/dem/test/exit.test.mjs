@@ -4,37 +4,27 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { exitPaths } from '../../core/test/exit-paths.mjs';
+import { describeExitContract } from '../../core/test/exit-paths.mjs';
 import { assertCleanExit, runNode } from '../../core/test/helpers.mjs';
 
 const fixtures = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'fixtures');
 const scenario = join(fixtures, 'scenario.mjs');
 
 // Every row of the contract, plus finalize() while run() computes.
-const paths = {
-  ...exitPaths,
-  'finalize-during-run': {
-    status: 0,
-    reasons: ['explicit'],
-    stdout: ['run: PECLET_CANCELLED', 'after: ReleasedError'],
+describeExitContract({
+  module: 'dem',
+  scenario,
+  extraPaths: {
+    'finalize-during-run': {
+      status: 0,
+      reasons: ['explicit'],
+      stdout: ['run: PECLET_CANCELLED', 'after: ReleasedError'],
+    },
   },
-};
+  workerLine: /^main steps \d+$/m,
+});
 
-describe('dem exit contract', { concurrency: 2 }, () => {
-  for (const [path, expected] of Object.entries(paths)) {
-    it(path, async () => {
-      const result = await runNode(scenario, [path]);
-      assertCleanExit(result, {
-        status: expected.status ?? 0,
-        signal: expected.signal ?? null,
-        finalizes: { dem: expected.reasons.length },
-        reasons: { dem: expected.reasons },
-      });
-      for (const line of expected.stdout ?? []) assert.match(result.stdout, new RegExp(`^${line}$`, 'm'));
-      if (path.startsWith('worker-')) assert.match(result.stdout, /^main steps \d+$/m);
-    });
-  }
-
+describe('dem, more than one module', { concurrency: 2 }, () => {
   for (const order of ['dem,voro', 'voro,dem']) {
     it(`voro and dem together, finalized ${order}`, async () => {
       const result = await runNode(join(fixtures, 'two-modules.mjs'), [order]);

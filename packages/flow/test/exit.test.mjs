@@ -2,11 +2,8 @@
 // process: exact status or signal, no crash signature, the Lattice released
 // before its module finalized, empty ledger; finalize() while a run or a
 // permeability() computes.
-import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
-import { exitPaths } from '../../core/test/exit-paths.mjs';
-import { assertCleanExit, runNode } from '../../core/test/helpers.mjs';
+import { describeExitContract } from '../../core/test/exit-paths.mjs';
 
 const fixtures = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'fixtures');
 const scenario = join(fixtures, 'scenario.mjs');
@@ -16,20 +13,9 @@ const stopped = {
   reasons: ['explicit'],
   stdout: ['run: PECLET_CANCELLED', 'after: ReleasedError', 'velocity detached: true'],
 };
-const paths = { ...exitPaths, 'finalize-during-run': stopped, 'finalize-during-permeability': stopped };
-
-describe('flow exit contract', { concurrency: 2 }, () => {
-  for (const [path, expected] of Object.entries(paths)) {
-    it(path, async () => {
-      const result = await runNode(scenario, [path]);
-      assertCleanExit(result, {
-        status: expected.status ?? 0,
-        signal: expected.signal ?? null,
-        finalizes: { flow: expected.reasons.length },
-        reasons: { flow: expected.reasons },
-      });
-      for (const line of expected.stdout ?? []) assert.match(result.stdout, new RegExp(`^${line}$`, 'm'));
-      if (path.startsWith('worker-')) assert.match(result.stdout, /^main steps \d+$/m);
-    });
-  }
+describeExitContract({
+  module: 'flow',
+  scenario,
+  extraPaths: { 'finalize-during-run': stopped, 'finalize-during-permeability': stopped },
+  workerLine: /^main steps \d+$/m,
 });

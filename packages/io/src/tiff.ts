@@ -1,6 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
 import { fail, readOptions } from '@peclet/core';
-import { fromArrayBuffer } from 'geotiff';
 import { readPath } from './atomic.js';
 import { checkMemory, FileFormatError } from './errors.js';
 import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
@@ -155,6 +154,9 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
   let firstType: string | undefined;
   try {
     const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    // Loaded on first use: importing geotiff takes about 70 ms, paid by every program that
+    // imports @peclet/io (flow and pnm do) whether it reads a TIFF or not.
+    const { fromArrayBuffer } = await import('geotiff');
     const tiff = await fromArrayBuffer(buffer);
     for (let p = 0; p < pages.length; p++) {
       const image = await tiff.getImage(p);

@@ -27,7 +27,7 @@ function rowLabel(row) {
 const passed = (r) => r !== undefined && r.problems.length === 0;
 
 function cellText(r, runtimeKind) {
-  if (r === undefined) return 'not run';
+  if (r === undefined) return '— (Node 20 only)';
   const marked = runtimeKind && deviations[runtimeKind]?.[r.cell.row] ? ' †' : '';
   if (passed(r)) return `pass (${r.end})${marked}`;
   // A cell with several module subsets names the one that failed.
@@ -53,7 +53,7 @@ export function renderResults({ rows, columns, cells, results, versions, labels,
       'not hang, and its teardown trace shows every object of a module released before that module finalized, with ' +
       'no live bytes — in every thread where the runtime runs anything at all. The worker-race rows also run with ' +
       'each module alone. The `finalize()` rows take six orders of the five solvers (each first and last at least once, ' +
-      'every pair in both orders), with `alpha` at each place in turn. `†`: the runtime differs from Node by design (see below).',
+      'every pair in both orders), with `alpha` at each place in turn; the columns other than Node 20 run the first two. `†`: the runtime differs from Node by design (see below).',
     '',
     ...table(
       ['path', ...columns.map((c) => columnLabel(c, labels, versions))],
