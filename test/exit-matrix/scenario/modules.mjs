@@ -213,7 +213,7 @@ async function flow() {
 }
 
 // A lattice of spherical pores joined by cylinders (n³ voxels, pores every 9 voxels).
-// Made once per size and thread: the long work's 180³ image took about 100 ms of JS to build,
+// Made once per size and thread: the long work's image (108³) takes tens of ms of JS to build,
 // and the finalize rows start that work again after every finalize.
 const poreLattices = new Map();
 function poreLattice(cells) {
@@ -250,7 +250,7 @@ async function pnm() {
       return { network, regions: network.regions, volume: network.pores.volume, conns: network.throats.conns };
     },
     async work(_state, { long, signal, env }) {
-      const image = poreLattice(long ? 20 : 3);
+      const image = poreLattice(long ? 12 : 3);
       do {
         const network = await extractAsync(image, { boundaries: ['x'], signal });
         created('pnm', `Network#${network.id}`, env, 'native');
