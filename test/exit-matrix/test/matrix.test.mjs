@@ -80,7 +80,9 @@ const racy = new Set(['worker-terminate', 'main-exit-while-worker']);
 // orders cost the most of any row (about 4.5 s each, 19 s under the sanitizers).
 const finalizeRowsElsewhere = 2;
 const runsHere = (column, row) =>
-  column === 'node20' || !row.startsWith('finalize:') || rows.indexOf(row) < rows.indexOf(finalizeRows[finalizeRowsElsewhere]);
+  column === 'node20' ||
+  !row.startsWith('finalize:') ||
+  rows.indexOf(row) < rows.indexOf(finalizeRows[finalizeRowsElsewhere]);
 for (const column of columns) {
   const loaded = modulesOf(column);
   for (const row of rows.filter((r) => runsHere(column, r))) {
