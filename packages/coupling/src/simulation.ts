@@ -535,7 +535,9 @@ export class CoupledSimulation implements Disposable {
     this.#running = true;
     let done = 0;
     try {
-      while (done < total) {
+      // At least one pass, so that even a run of no steps yields once and is in flight until its
+      // promise settles (a second run() in the same tick is refused, as for the other solvers).
+      do {
         const start = performance.now();
         while (done < total && performance.now() - start < interval) {
           this.#coupledStep();
@@ -550,7 +552,7 @@ export class CoupledSimulation implements Disposable {
           throw cancelled(`${this.className}#${this.id}.run()`, 'module coupling was finalized');
         signal?.throwIfAborted();
         onProgress?.({ steps: done, totalSteps: total, time: this.#time });
-      }
+      } while (done < total);
     } finally {
       this.#running = false;
     }
