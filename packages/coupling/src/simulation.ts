@@ -177,7 +177,7 @@ export class CoupledSimulation implements Disposable {
         fail('type', 'particles', 'must be a @peclet/dem Simulation built with new');
       throw relabel(error, 'particles: the Simulation passed in');
     }
-    if (count < 1) fail('range', 'particles', 'has no spheres: add them before coupling');
+    // The options' shape first (a TypeError naming fluid), then what the values hold.
     const fluid = readOptions(o.fluid, 'fluid', [
       'cellSize',
       'viscosity',
@@ -186,6 +186,7 @@ export class CoupledSimulation implements Disposable {
       'periodic',
       'minVoidFraction',
     ]);
+    if (count < 1) fail('range', 'particles', 'has no spheres: add them before coupling');
     const cellSize = readNumber(fluid.cellSize, 'fluid.cellSize', { above: 0, unit: 'm' });
     const mu = readNumber(fluid.viscosity, 'fluid.viscosity', { min: 1e-12, max: 1e12, unit: 'Pa·s' });
     const rho = readNumber(fluid.density, 'fluid.density', { min: 1e-9, max: 1e9, unit: 'kg/m³' });
