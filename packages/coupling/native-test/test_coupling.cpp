@@ -168,13 +168,110 @@ TEST(the_exchange_conserves_momentum_to_round_off) {
     const ExchangeReport report =
         exchange(g, s, m.data(), eps.data(), solid.data(), u.data(), grad.data(), parameters, out);
     CHECK(report.maxReynolds > 0 && report.maxDragRate > 0 && report.maxFluidDragRate > 0);
-    for (int a = 0; a < 3; a++) {
-      double particles = 0, fluidSum = 0, scale = 0;
-      for (std::size_t i = 0; i < n; i++) particles += total[3 * i + a], scale += std::fabs(total[3 * i + a]);
-      for (std::size_t c = 0; c < cells; c++) fluidSum += fluid[3 * c + a] * g.cellVolume();
-      CHECK_NEAR(particles + fluidSum, 0, 1e-14 * scale);
+    // Again with the self-correction fed by the first exchange's drag (and
+    // half the spheres fixed, so some cells screen): still equal and opposite.
+    std::vector<double> previous = fd, held(cells), fd2(3 * n), total2(3 * n), fluid2(3 * cells);
+    std::vector<double> m2 = m;
+    for (std::size_t i = 0; i < n; i += 2) m2[i] = 0;
+    ExchangeOutput first{fd2.data(), total2.data(), fluid2.data(), held.data()};
+    exchange(g, s, m2.data(), eps.data(), solid.data(), u.data(), grad.data(), parameters, first);
+    parameters.previousDrag = previous.data();
+    parameters.previousHeldDrag = held.data();
+    exchange(g, s, m2.data(), eps.data(), solid.data(), u.data(), grad.data(), parameters,
+             ExchangeOutput{fd2.data(), total2.data(), fluid2.data()});
+    double changed = 0;
+    for (std::size_t k = 0; k < 3 * n; k++) changed = std::max(changed, std::fabs(fd2[k] - fd[k]));
+    CHECK(changed > 0);
+    for (const auto* pair : {&total, &total2}) {
+      const std::vector<double>& t = *pair;
+      const std::vector<double>& f = pair == &total ? fluid : fluid2;
+      for (int a = 0; a < 3; a++) {
+        double particles = 0, fluidSum = 0, scale = 0;
+        for (std::size_t i = 0; i < n; i++) particles += t[3 * i + a], scale += std::fabs(t[3 * i + a]);
+        for (std::size_t c = 0; c < cells; c++) fluidSum += f[3 * c + a] * g.cellVolume();
+        CHECK_NEAR(particles + fluidSum, 0, 1e-14 * scale);
+      }
     }
   }
+}
+
+TEST(the_lattice_response_has_the_cubic_symmetry_and_a_sphere_in_one_cell_sees_the_cells_own) {
+  for (int dx = -1; dx <= 1; dx++)
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dz = -1; dz <= 1; dz++)
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 3; b++) {
+            const double g = latticeResponse(dx, dy, dz, a, b);
+            CHECK_NEAR(g, latticeResponse(-dx, -dy, -dz, a, b), 0);
+            CHECK_NEAR(g, latticeResponse(dx, dy, dz, b, a), 0);
+            // A permutation of the axes permutes the components.
+            const int d[3] = {dx, dy, dz};
+            CHECK_NEAR(g, latticeResponse(d[1], d[2], d[0], (a + 2) % 3, (b + 2) % 3), 0);
+            if (a == b) CHECK(g > 0 && g <= latticeResponse(0, 0, 0, 0, 0));
+          }
+  const Grid g = box(4, 4, 4, 1.0);
+  const double x[3] = {1.5, 1.5, 1.5}, r[1] = {0.3};
+  const Footprint f = footprint(g, Spheres{1, x, nullptr, r}, 0);
+  CHECK_NEAR(f.own, 1, 0);
+  CHECK_NEAR(f.response[2], latticeResponse(0, 0, 0, 2, 2), 0);
+  // On a face: the average of the cell's own response and its neighbour's across.
+  const double y[3] = {1.5, 2.0, 1.5};
+  const Footprint h = footprint(g, Spheres{1, y, nullptr, r}, 0);
+  CHECK_NEAR(h.own, 0.5, 1e-15);
+  CHECK_NEAR(h.response[0], 0.5 * (latticeResponse(0, 0, 0, 0, 0) + latticeResponse(0, 1, 0, 0, 0)), 1e-15);
+  CHECK_NEAR(h.response[1], 0.5 * (latticeResponse(0, 0, 0, 1, 1) + latticeResponse(0, 1, 0, 1, 1)), 1e-15);
+  CHECK_NEAR(h.response[3], 0, 1e-15);
+}
+
+TEST(the_oseen_factor_is_one_at_rest_falls_as_1_33_over_a_and_matches_a_direct_quadrature) {
+  CHECK_NEAR(oseenFactor(0), 1, 0);
+  CHECK_NEAR(oseenFactor(1e-3), 1, 1e-3);
+  double last = 1;
+  for (double a = 1e-2; a < 1e6; a *= 1.7) {
+    const double h = oseenFactor(a);
+    CHECK(h < last && h > 0);
+    last = h;
+  }
+  CHECK_NEAR(1e6 * oseenFactor(1e6), 0.75 * std::sqrt(kPi), 0.01);
+  // The double integral by a plain midpoint rule in (q, μ), independent of
+  // the closed form of the inner integral.
+  for (double a : {0.3, 2.0, 20.0}) {
+    double num = 0;
+    const int nq = 3000, nm = 2000;
+    for (int i = 0; i < nq; i++) {
+      const double q = (i + 0.5) * 7.0 / nq;
+      double inner = 0;
+      for (int j = 0; j < nm; j++) {
+        const double mu = -1 + (j + 0.5) * 2.0 / nm;
+        inner += (1 - mu * mu) / (q * q + a * a * mu * mu) * 2.0 / nm;
+      }
+      num += q * q * std::exp(-q * q) * inner * 7.0 / nq;
+    }
+    CHECK_NEAR(oseenFactor(a), num / (2 * std::sqrt(kPi) / 3), 2e-3);
+  }
+}
+
+TEST(the_self_share_is_one_for_a_lone_sphere_and_none_in_a_lattice_of_spheres) {
+  const Grid g = box(5, 5, 5, 1.0);
+  const double x[3] = {2.3, 2.6, 2.5}, r[1] = {0.3};
+  const Spheres lone{1, x, nullptr, r};
+  std::vector<double> solid(g.cells());
+  std::vector<Footprint> f(1);
+  solidFraction(g, lone, solid.data(), f.data());
+  double share = -1;
+  selfShare(g, lone, solid.data(), f.data(), &share);
+  CHECK_NEAR(share, 1, 1e-12);
+  // One sphere per cell at the same place in each: every cell alike, no excess.
+  std::vector<double> xs, rs;
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 5; j++)
+      for (int k = 0; k < 5; k++) xs.insert(xs.end(), {i + 0.3, j + 0.95, k + 0.5}), rs.push_back(0.3);
+  const Spheres lattice{rs.size(), xs.data(), nullptr, rs.data()};
+  std::vector<Footprint> fs(rs.size());
+  std::vector<double> shares(rs.size());
+  solidFraction(g, lattice, solid.data(), fs.data());
+  selfShare(g, lattice, solid.data(), fs.data(), shares.data());
+  for (double s : shares) CHECK_NEAR(s, 0, 1e-12);
 }
 
 TEST(the_gradient_is_exact_for_a_linear_field_inside_and_wraps_on_periodic_axes) {

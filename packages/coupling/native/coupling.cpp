@@ -10,6 +10,9 @@ namespace peclet::coupling {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+// The continuum self-response of a Gaussian-regularized Stokeslet (spread and
+// read with e^{−k²σ²}): u = F/(6 π^{3/2} μ σ).
+constexpr double kGaussianSelfResponse = 0.029931187020861096;  // 1/(6 π^{3/2})
 
 std::string text(double x) {
   char buffer[32];
@@ -46,6 +49,143 @@ const std::array<std::array<double, 3>, kSatellites>& satellites() {
     return p;
   }();
   return points;
+}
+
+double latticeResponse(int dx, int dy, int dz, int a, int b) {
+  // The steady response of the lattice to one unit force in one cell, by
+  // cubic symmetry eight numbers: measured with @peclet/flow's Lattice
+  // (TRT, Λ = 3/16: the steady state does not depend on the viscosity) in
+  // periodic boxes of 32³ and 48³ cells, each a unit force in one cell and
+  // its opposite spread evenly, run until the velocity changes by less than
+  // 1e-10 of itself in 200 steps; the images of a periodic box lower every
+  // value by 2.8373/(6π L) (Hasimoto 1959), so the free-space value is
+  // g(48) + 2 (g(48) − g(32)). scripts/lattice-response.mjs recomputes them;
+  // a test checks them against boxes of 16³ and 24³.
+  constexpr double kSame = 0.1308792;        // the cell itself
+  constexpr double kFaceAlong = 0.0653888;   // a face neighbour along the force
+  constexpr double kFaceAcross = 0.0385077;  // a face neighbour across it
+  constexpr double kEdgeIn = 0.0457923;      // an edge neighbour in the force's plane
+  constexpr double kEdgeAcross = 0.0306594;  // an edge neighbour across the force
+  constexpr double kCorner = 0.0281031;      // a corner neighbour, along the force
+  constexpr double kEdgeMixed = 0.0168695;   // an edge neighbour, the other component
+  constexpr double kCornerMixed = 0.0041289; // a corner neighbour, another component
+  const int d[3] = {dx, dy, dz};
+  const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+  if (a == b) {
+    switch (nonzero) {
+      case 0:
+        return kSame;
+      case 1:
+        return d[a] != 0 ? kFaceAlong : kFaceAcross;
+      case 2:
+        return d[a] != 0 ? kEdgeIn : kEdgeAcross;
+      default:
+        return kCorner;
+    }
+  }
+  if (d[a] == 0 || d[b] == 0) return 0;
+  const double sign = d[a] * d[b] > 0 ? 1.0 : -1.0;
+  return sign * (nonzero == 2 ? kEdgeMixed : kCornerMixed);
+}
+
+double oseenFactor(double a) {
+  // h(a) = ∫₀^∞ q² e^{−q²} I(q, a) dq / (2√π/3), I = ∫₋₁¹ (1 − μ²)/(q² + a²μ²) dμ
+  // = [(1 + b²)(2/b) atan(1/b) − 2]/a², b = q/a: the self-response of a
+  // Gaussian-regularized force (e^{−k²σ²} for spreading and reading, a =
+  // Uσ/ν) in a stream along it (Oseen: 1/(νk² − i k·U)), over the Stokes one.
+  // Tabulated once on a logarithmic grid of a, linear in log a between.
+  constexpr int kPoints = 97;
+  constexpr double kLow = 1e-3, kHigh = 1e5;  // h = 1 below (to 1e-4); ~1.329/a above
+  static const std::array<double, kPoints> table = [] {
+    std::array<double, kPoints> t{};
+    const double sqrtPi = std::sqrt(kPi);
+    for (int j = 0; j < kPoints; j++) {
+      const double a = kLow * std::pow(kHigh / kLow, double(j) / (kPoints - 1));
+      // Simpson's rule on q ∈ [0, 7] (e^{−49} beyond), fine enough that
+      // the peak of I near q ~ a is resolved for every a of the grid.
+      constexpr int n = 4000;
+      const double h = 7.0 / n;
+      double sum = 0;
+      for (int k = 1; k <= n; k++) {
+        const double q = k * h;
+        const double b = q / a;
+        double inner;
+        if (b > 30) {
+          const double x = 1 / (b * b);
+          inner = (4.0 / 3.0 - 4.0 / 15.0 * x + 4.0 / 35.0 * x * x) * x / (a * a);
+        } else {
+          inner = ((1 + b * b) * (2 / b) * std::atan(1 / b) - 2) / (a * a);
+        }
+        sum += (k == n ? 1 : (k % 2 == 1 ? 4 : 2)) * q * q * std::exp(-q * q) * inner;
+      }
+      t[j] = sum * h / 3 / (2 * sqrtPi / 3);
+    }
+    return t;
+  }();
+  if (!(a > kLow)) return 1.0;
+  if (a >= kHigh) return table[kPoints - 1] * kHigh / a;
+  const double x = std::log(a / kLow) / std::log(kHigh / kLow) * (kPoints - 1);
+  const int j = std::min(int(x), kPoints - 2);
+  const double t = x - j;
+  return table[j] * (1 - t) + table[j + 1] * t;
+}
+
+namespace {
+
+// Sum over the 3 × 3 × 3 block of cells around each cell (periodic axes
+// wrapped, the others clamped), one axis at a time.
+void blockSum(const Grid& grid, std::vector<double>& field, std::vector<double>& scratch) {
+  const std::size_t n[3] = {grid.n[0], grid.n[1], grid.n[2]};
+  const std::size_t stride[3] = {n[1] * n[2], n[2], 1};
+  scratch.resize(field.size());
+  for (int a = 0; a < 3; a++) {
+    for (std::size_t c = 0; c < field.size(); c++) {
+      const std::size_t x = (c / stride[a]) % n[a], base = c - x * stride[a];
+      const std::size_t lo = x > 0 ? x - 1 : grid.periodic[a] ? n[a] - 1 : 0;
+      const std::size_t hi = x + 1 < n[a] ? x + 1 : grid.periodic[a] ? 0 : x;
+      scratch[c] = field[base + lo * stride[a]] + field[c] + field[base + hi * stride[a]];
+    }
+    field.swap(scratch);
+  }
+}
+
+}  // namespace
+
+void selfShare(const Grid& grid, const Spheres& spheres, const double* solid, const Footprint* footprints,
+               double* share) {
+  // For each sphere, what it sees of the solid fraction beyond the mean of
+  // the 3 × 3 × 3 cells around (its excess), over what its own volume alone
+  // would make of that excess; summed over the spheres of each block of
+  // cells and divided there, clamped to [0, 1]. A lone sphere gets 1; in a
+  // lattice-like packing, whose neighbours' deficit cancels a sphere's own
+  // excess, about 0; in a random suspension the structure factor of its
+  // configuration at the scale of the cells.
+  const std::size_t cells = grid.cells();
+  const double cellVolume = grid.cellVolume();
+  std::vector<double> region(solid, solid + cells), scratch, excess(cells, 0.0), alone(cells, 0.0);
+  blockSum(grid, region, scratch);
+  std::vector<std::size_t> home(spheres.count);
+  for (std::size_t i = 0; i < spheres.count; i++) {
+    const Footprint& f = footprints[i];
+    const double r = spheres.radii[i];
+    const double volume = 4.0 / 3.0 * kPi * r * r * r / cellVolume;
+    double seen = 0, around = 0;
+    std::uint32_t main = 0;
+    for (std::uint32_t k = 0; k < f.count; k++) {
+      seen += f.weight[k] * solid[f.cell[k]];
+      around += f.weight[k] * region[f.cell[k]] / 27;
+      if (f.weight[k] > f.weight[main]) main = k;
+    }
+    home[i] = f.cell[main];
+    excess[home[i]] += seen - around;
+    alone[home[i]] += volume * (f.own - 1.0 / 27);
+  }
+  blockSum(grid, excess, scratch);
+  blockSum(grid, alone, scratch);
+  for (std::size_t i = 0; i < spheres.count; i++) {
+    const double e = excess[home[i]], o = alone[home[i]];
+    share[i] = o > 0 ? std::clamp(e / o, 0.0, 1.0) : 0.0;
+  }
 }
 
 void checkSpheres(const Grid& grid, const Spheres& spheres) {
@@ -129,6 +269,33 @@ Footprint footprint(const Grid& grid, const Spheres& spheres, std::size_t i) {
     }
   }
   Footprint f;
+  // The self-response, from the blocks' offsets (before wrapping or clamping
+  // can merge two of them).
+  if (crossing == 0) {
+    f.own = 1;
+    const double g = latticeResponse(0, 0, 0, 0, 0);
+    f.response[0] = f.response[1] = f.response[2] = g;
+  } else {
+    int occupied[8], count = 0;
+    for (int at = 0; at < 27; at++)
+      if (counts[at] != 0) occupied[count++] = at;
+    f.own = 0;
+    for (int i = 0; i < count; i++) {
+      const double wi = double(counts[occupied[i]]) / double(kSatellites);
+      f.own += wi * wi;
+      for (int j = 0; j < count; j++) {
+        const double w = wi * double(counts[occupied[j]]) / double(kSatellites);
+        const int dx = occupied[i] / 9 - occupied[j] / 9, dy = (occupied[i] / 3) % 3 - (occupied[j] / 3) % 3,
+                  dz = occupied[i] % 3 - occupied[j] % 3;
+        f.response[0] += w * latticeResponse(dx, dy, dz, 0, 0);
+        f.response[1] += w * latticeResponse(dx, dy, dz, 1, 1);
+        f.response[2] += w * latticeResponse(dx, dy, dz, 2, 2);
+        f.response[3] += w * latticeResponse(dx, dy, dz, 0, 1);
+        f.response[4] += w * latticeResponse(dx, dy, dz, 0, 2);
+        f.response[5] += w * latticeResponse(dx, dy, dz, 1, 2);
+      }
+    }
+  }
   for (int at = 0; at < 27; at++) {
     if (counts[at] == 0) continue;
     const int offset[3] = {at / 9 - 1, (at / 3) % 3 - 1, at % 3 - 1};
@@ -262,26 +429,103 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
   }
   std::vector<double> cellDrag;  // Σ β per cell, for the report
   cellDrag.assign(cells, 0.0);
+  std::vector<double> heldDrag;  // the same over the spheres held in place (mass 0: fixed)
+  heldDrag.assign(cells, 0.0);
+  std::vector<Footprint> computed;
+  if (footprints == nullptr) {
+    computed.resize(spheres.count);
+    for (std::size_t i = 0; i < spheres.count; i++) computed[i] = footprint(grid, spheres, i);
+    footprints = computed.data();
+  }
+  std::vector<double> share;
+  if (p.selfCorrection) {
+    share.resize(spheres.count);
+    selfShare(grid, spheres, solid, footprints, share.data());
+  }
   for (std::size_t i = 0; i < spheres.count; i++) {
     const double r = spheres.radii[i];
     const double* v = spheres.velocities + 3 * i;
-    const Footprint f = footprints != nullptr ? footprints[i] : footprint(grid, spheres, i);
-    double eps = 0, u[3] = {0, 0, 0}, g[3] = {0, 0, 0};
+    const Footprint& f = footprints[i];
+    // How far the sphere is held in place: 1 when fixed (mass 0); a free
+    // sphere by the load its contacts carry against its drag (a sphere
+    // resting in a bed), 0 when nothing but the fluid and gravity act on it.
+    double held = 0;
+    if (masses != nullptr && masses[i] == 0) {
+      held = 1;
+    } else if (p.contactForces != nullptr && p.previousDrag != nullptr) {
+      const double* c = p.contactForces + 3 * i;
+      const double* F = p.previousDrag + 3 * i;
+      const double load = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+      const double drag = std::sqrt(F[0] * F[0] + F[1] * F[1] + F[2] * F[2]);
+      held = load >= drag ? (load > 0 ? 1.0 : 0.0) : load / drag;
+    }
+    double eps = 0, seenSolid = 0, u[3] = {0, 0, 0}, g[3] = {0, 0, 0};
     for (std::uint32_t k = 0; k < f.count; k++) {
       const std::size_t c = f.cell[k];
       const double w = f.weight[k];
       eps += w * epsilon[c];
+      seenSolid += w * solid[c];
       for (int a = 0; a < 3; a++) u[a] += w * velocity[3 * c + a], g[a] += w * pressureGradient[3 * c + a];
+    }
+    const double volume = 4.0 / 3.0 * kPi * r * r * r;
+    // The self-correction: what the sphere's own presence adds to what it
+    // sees, on average over the configurations of the others (S(0) of the
+    // others' solid fraction: all of it for a lone sphere, almost none in a
+    // packing, whose neighbours' deficit cancels it), taken out.
+    double structure = 0;
+    if (p.selfCorrection) {
+      structure = share[i];
+      eps = std::min(1.0, eps + structure * volume / cellVolume * f.own);
     }
     eps = std::max(eps, p.minVoidFraction);
     double slip[3], speed2 = 0;
-    for (int a = 0; a < 3; a++) {
-      slip[a] = u[a] / eps - v[a];
-      speed2 += slip[a] * slip[a];
+    for (int a = 0; a < 3; a++) slip[a] = u[a] / eps - v[a];
+    if (p.selfCorrection && p.previousDrag != nullptr) {
+      // The velocity the last drag's reaction induced in the sphere's own
+      // cells, added back: the lattice's steady Stokes response, lowered by
+      // the fluid streaming past at the slip (oseenFactor), its gain on the
+      // drag bounded so that the correction stays a contraction. The slip
+      // that sets the Oseen factor is itself corrected: two passes.
+      const double* F = p.previousDrag + 3 * i;
+      const double* G = f.response;
+      const double induced[3] = {G[0] * F[0] + G[3] * F[1] + G[4] * F[2], G[3] * F[0] + G[1] * F[1] + G[5] * F[2],
+                                 G[4] * F[0] + G[5] * F[1] + G[2] * F[2]};
+      const double largest = std::max({G[0], G[1], G[2]}) + std::fabs(G[3]) + std::fabs(G[4]) + std::fabs(G[5]);
+      const double seen[3] = {slip[0], slip[1], slip[2]};
+      for (int pass = 0; pass < 2; pass++) {
+        double speed0 = 0, along = 0;
+        for (int a = 0; a < 3; a++) speed0 += slip[a] * slip[a];
+        speed0 = std::sqrt(speed0);
+        if (speed0 > 0) {
+          const double s[3] = {slip[0] / speed0, slip[1] / speed0, slip[2] / speed0};
+          along = G[0] * s[0] * s[0] + G[1] * s[1] * s[1] + G[2] * s[2] * s[2] +
+                  2 * (G[3] * s[0] * s[1] + G[4] * s[0] * s[2] + G[5] * s[1] * s[2]);
+        }
+        // The width of the Gaussian whose continuum self-response is the
+        // footprint's, and the Oseen number of the slip over it.
+        const double width = along > 0 ? kGaussianSelfResponse * grid.cell / along : grid.cell;
+        const double factor = oseenFactor(p.density * speed0 * width / p.viscosity);
+        const double beta0 = dragCoefficient(p.drag, eps, 2 * r, speed0, p.viscosity, p.density);
+        // Screened by the drag of the held spheres in the same cells (a held
+        // sphere's drag answers the induced velocity and takes up the force
+        // that made it; a free sphere's returns to what moves it, as in a
+        // settling suspension): the drag coefficients the last exchange left
+        // in those cells, less this sphere's own.
+        double others = 0;
+        if (p.previousHeldDrag != nullptr) {
+          for (std::uint32_t k = 0; k < f.count; k++)
+            others += f.weight[k] * (p.previousHeldDrag[f.cell[k]] - held * beta0 * f.weight[k]);
+          others = std::max(others, 0.0);
+        }
+        const double response = factor / (p.viscosity * grid.cell * eps);
+        double scale = structure * response / (1 + response * along * others);
+        if (beta0 * scale * largest > p.maxSelfGain) scale = p.maxSelfGain / (beta0 * largest);
+        for (int a = 0; a < 3; a++) slip[a] = seen[a] + scale * induced[a];
+      }
     }
+    for (int a = 0; a < 3; a++) speed2 += slip[a] * slip[a];
     const double speed = std::sqrt(speed2), d = 2 * r;
     const double beta = dragCoefficient(p.drag, eps, d, speed, p.viscosity, p.density);
-    const double volume = 4.0 / 3.0 * kPi * r * r * r;
     for (int a = 0; a < 3; a++) report.volumeFlux[a] += volume * v[a];
     report.maxReynolds = std::max(report.maxReynolds, eps * p.density * d * speed / p.viscosity);
     if (masses != nullptr && masses[i] > 0) report.maxDragRate = std::max(report.maxDragRate, beta / masses[i]);
@@ -296,8 +540,10 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
       const double share = f.weight[k] / cellVolume;
       for (int a = 0; a < 3; a++) force[a] -= share * out.drag[3 * i + a];
       cellDrag[f.cell[k]] += beta * f.weight[k];
+      heldDrag[f.cell[k]] += held * beta * f.weight[k];
     }
   }
+  if (out.heldDrag != nullptr) std::copy(heldDrag.begin(), heldDrag.end(), out.heldDrag);
   for (std::size_t c = 0; c < cells; c++) {
     if (cellDrag[c] > 0)
       report.maxFluidDragRate = std::max(

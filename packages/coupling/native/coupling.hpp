@@ -64,12 +64,42 @@ void checkSpheres(const Grid& grid, const Spheres& spheres);
 
 /// Where one sphere's points fall: at most 8 cells (a sphere is at most a
 /// cell wide), each with the fraction of the points in it (the fractions sum
-/// to 1).
+/// to 1). `own` is Σ weight² (the share of the sphere's own volume fraction
+/// in the void fraction it sees, per unit of that volume fraction) and
+/// `response` the sphere's self-response: Σ_ab w_a w_b g(c_a − c_b), the
+/// velocity its cells' average gets per unit force spread over the same
+/// cells, in units of 1/(μ Δx) (xx, yy, zz, xy, xz, yz).
 struct Footprint {
   std::uint32_t count = 0;
   std::size_t cell[8];
   double weight[8];
+  double own = 1;
+  double response[6] = {0, 0, 0, 0, 0, 0};
 };
+
+/// The steady velocity (× μ Δx) that a unit force in one cell of the fluid
+/// lattice (D3Q19, TRT, Λ = 3/16) makes in a cell at offset (dx, dy, dz),
+/// |d| ≤ 1 per axis, component a for a force along b — the lattice's own
+/// Stokes response without periodic images (see latticeResponse in the .cpp
+/// for where the numbers come from).
+double latticeResponse(int dx, int dy, int dz, int a, int b);
+
+/// The self-response of a force spread and read through a Gaussian of
+/// width σ (e^{−k²σ²} in Fourier space) in a fluid streaming past it along the
+/// force at speed U, over the same in fluid at rest (Oseen's linearization):
+/// 1 at a = Uσ/ν → 0, about 1.33/a for a ≫ 1.
+double oseenFactor(double a);
+
+/// The share of each sphere's own presence in what it sees that the self-
+/// correction takes out, in [0, 1]: over the spheres of the 3 × 3 × 3 cells
+/// around its cell, Σ (solid fraction seen − its block mean) / Σ (what its
+/// own volume alone adds to that difference) — the realized structure factor
+/// at the scale of the cells (1 for a lone sphere or independent positions,
+/// about 0 where neighbours' deficits cancel each sphere's excess, as in a
+/// packing). `solid` per cell as solidFraction() gives it, one footprint and
+/// one share per sphere.
+void selfShare(const Grid& grid, const Spheres& spheres, const double* solid, const Footprint* footprints,
+               double* share);
 
 /// The footprint of sphere `i`.
 Footprint footprint(const Grid& grid, const Spheres& spheres, std::size_t i);
@@ -101,6 +131,24 @@ struct ExchangeParameters {
   /// Gravity (m/s²): each sphere gets the buoyancy −V ρ g (the fluid's
   /// hydrostatic pressure, which a periodic lattice does not hold).
   double gravity[3] = {0, 0, 0};
+  /// Remove from what each sphere sees the part its own presence adds on
+  /// average: its own volume in the void fraction and the velocity its own
+  /// drag's reaction induced in its cells (from `previousDrag`, the drag of the
+  /// last exchange, 3 per sphere; none on a first exchange), both weighted by
+  /// its selfShare().
+  bool selfCorrection = true;
+  const double* previousDrag = nullptr;
+  /// Σ β w × held per cell of the last exchange (ExchangeOutput::heldDrag):
+  /// the drag of the spheres held in place, which screens the induced
+  /// velocity.
+  const double* previousHeldDrag = nullptr;
+  /// The force of contacts and walls on each sphere (3 per sphere, N), for
+  /// how far it is held: optional.
+  const double* contactForces = nullptr;
+  /// Upper bound of the correction's gain β S g/(μ Δx ε) (the drag's response
+  /// to the velocity it induces), below 1 for the explicit correction to stay
+  /// a contraction; larger gains are scaled down to it.
+  double maxSelfGain = 0.5;
 };
 
 /// What exchange() computes and what it reports.
@@ -112,6 +160,8 @@ struct ExchangeOutput {
   /// Per cell (3 each): the force density the fluid gets (N/m³): the drag's
   /// reaction and the correction φ∇p that turns the lattice's −∇p into −ε∇p.
   double* fluidForce = nullptr;
+  /// Per cell, optional: Σ β × weight × held of the spheres in it (kg/s).
+  double* heldDrag = nullptr;
 };
 
 struct ExchangeReport {

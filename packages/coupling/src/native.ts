@@ -35,6 +35,7 @@ export interface NativeCoupler {
     velocities: Float64Array;
     radii: Float64Array;
     masses: Float64Array | undefined;
+    particleForces?: Float64Array;
     latticeVelocity: Float64Array;
     latticeDensity: Float64Array;
     velocityScale: number;
@@ -61,6 +62,7 @@ export interface CouplingBinding extends NativeBinding {
     viscosity: number;
     density: number;
     minVoidFraction: number;
+    selfCorrection: boolean;
     spheres: number;
   }) => NativeCoupler;
   dragCoefficient(

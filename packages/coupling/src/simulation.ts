@@ -7,6 +7,7 @@ import {
   cancelledError,
   fail,
   ReleasedError,
+  readBoolean,
   readEnum,
   readFunction,
   readInteger,
@@ -55,6 +56,12 @@ export interface CoupledSimulationOptions {
   readonly dem?: { readonly substeps?: number };
   /** Threads of the fluid lattice (CPU budget by default). */
   readonly threads?: number;
+  /**
+   * Take out of what each sphere sees what its own presence adds on average: its own volume in
+   * the void fraction and the velocity its own drag's reaction induced in its cells, weighted by
+   * the structure factor of the spheres around it (default true; see the README's Method).
+   */
+  readonly selfCorrection?: boolean;
 }
 
 /** How the fluid time step was chosen: each limit (s) and the one that decided. */
@@ -165,7 +172,7 @@ export class CoupledSimulation implements Disposable {
 
   constructor(options: CoupledSimulationOptions) {
     couplingModule.assertLive('CoupledSimulation');
-    const o = readOptions(options, 'options', ['particles', 'fluid', 'drag', 'dem', 'threads']);
+    const o = readOptions(options, 'options', ['particles', 'fluid', 'drag', 'dem', 'threads', 'selfCorrection']);
     if (!(o.particles instanceof Simulation)) fail('type', 'particles', 'must be a @peclet/dem Simulation');
     const particles = o.particles;
     let count: number;
@@ -201,6 +208,7 @@ export class CoupledSimulation implements Disposable {
     const substepsAsked =
       dem.substeps === undefined ? undefined : readInteger(dem.substeps, 'dem.substeps', { min: 1, max: 1e6 });
     const threads = o.threads === undefined ? undefined : readInteger(o.threads, 'threads', { min: 1, max: 1024 });
+    const selfCorrection = readBoolean(o.selfCorrection, 'selfCorrection', true);
     const { superficial, drive } = readDrive(fluid.drive, 'fluid.drive');
 
     // The fluid grid is the dem box.
@@ -253,6 +261,7 @@ export class CoupledSimulation implements Disposable {
       viscosity: mu,
       density: rho,
       minVoidFraction,
+      selfCorrection,
       spheres: count,
     });
     let lattice: Lattice;
@@ -613,6 +622,7 @@ export class CoupledSimulation implements Disposable {
     let radii: Float64Array;
     let masses: Float64Array;
     let externalForces: Float64Array;
+    let particleForces: Float64Array;
     try {
       positions = particles.positions;
       velocities = particles.velocities;
@@ -625,6 +635,7 @@ export class CoupledSimulation implements Disposable {
       }
       masses = this.#masses;
       externalForces = particles.externalForces;
+      particleForces = particles.forces;
     } catch (error) {
       throw relabel(error, `${this.className}#${this.id}: its particles`);
     }
@@ -633,6 +644,7 @@ export class CoupledSimulation implements Disposable {
       velocities,
       radii,
       masses,
+      particleForces,
       latticeVelocity: lattice.velocity as Float64Array,
       latticeDensity: lattice.density as Float64Array,
       ...this.#scales,

@@ -450,7 +450,7 @@ export class Simulation implements Disposable {
   get angularVelocities(): Float64Array {
     return this.#device()?.angularVelocities() ?? this.#native.angularVelocities;
   }
-  /** 3N total forces (N): contacts, walls and gravity. Read-only view (host), copy (webgpu). */
+  /** 3N total forces (N) of the last step: contacts, walls, gravity and `externalForces`. Read-only view (host), copy (webgpu). */
   get forces(): Float64Array {
     return this.#device()?.forces() ?? this.#native.forces;
   }

@@ -14,7 +14,7 @@ void CouplerState::account() {
   for (const auto* v :
        {&solid,        &epsilon,      &velocity,     &pressure,       &gradient, &fluidForce, &drag,
         &total,        &positions,    &velocities,   &radii,          &masses,   &nextSolid,  &nextEpsilon,
-        &nextVelocity, &nextPressure, &nextGradient, &nextFluidForce, &nextDrag, &nextTotal})
+        &nextVelocity, &nextPressure, &nextGradient, &nextFluidForce, &nextDrag, &nextTotal, &heldDrag, &nextHeldDrag, &contacts})
     bytes += v->capacity() * sizeof(double);
   ledger.resize(bytes + footprints.capacity() * sizeof(peclet::coupling::Footprint));
 }
@@ -99,6 +99,7 @@ Coupler::Coupler(const Napi::CallbackInfo& info) : peclet::Object<Coupler>(info)
       peclet::kernelRangeError("viscosity", "must be a positive number");
     if (!(s->parameters.density > 0 && std::isfinite(s->parameters.density)))
       peclet::kernelRangeError("density", "must be a positive number");
+    s->parameters.selfCorrection = o.Get("selfCorrection").ToBoolean();
     if (!(s->parameters.minVoidFraction > 0 && s->parameters.minVoidFraction < 1))
       peclet::kernelRangeError("minVoidFraction", "must be in (0, 1)");
     peclet::ensureAllocatable("shape", "the coupling fields of " + std::to_string(std::uint64_t(cells)) + " cells",
@@ -176,6 +177,10 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   cp::ExchangeParameters p = s.parameters;
   vector3(o, "drive", p.drivePressureGradient);
   vector3(o, "gravity", p.gravity);
+  // The drag of the last exchange, for the self-correction (none after the
+  // sphere count changed: a first exchange for these spheres).
+  p.previousDrag = s.drag.size() == 3 * n ? s.drag.data() : nullptr;
+  p.previousHeldDrag = s.heldDrag.size() == cells ? s.heldDrag.data() : nullptr;
 
   // Inputs copied (they may be views of shared memory), then checked.
   std::vector<double>&pos = s.positions, &vel = s.velocities, &rad = s.radii, &mass = s.masses;
@@ -183,6 +188,14 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   copy(velocities, vel);
   copy(radii, rad);
   if (withMasses) copy(array(o, "masses", n), mass);
+  // The contacts' and walls' force on each sphere: the DEM's force of its
+  // last step less gravity and the fluid force this object gave it.
+  if (withMasses && !o.Get("particleForces").IsUndefined() && s.total.size() == 3 * n) {
+    copy(array(o, "particleForces", 3 * n), s.contacts);
+    for (std::size_t i = 0; i < n; i++)
+      for (int a = 0; a < 3; a++) s.contacts[3 * i + a] -= s.masses[i] * p.gravity[a] + s.total[3 * i + a];
+    p.contactForces = s.contacts.data();
+  }
   const cp::Spheres spheres{n, pos.data(), vel.data(), rad.data()};
   cp::checkSpheres(s.grid, spheres);
   const double* u = latticeVelocity.Data();
@@ -196,9 +209,10 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   // Computed into scratch buffers, copied in at the end.
   std::vector<double>&solid = s.nextSolid, &epsilon = s.nextEpsilon, &velocity = s.nextVelocity,
   &pressure = s.nextPressure, &gradient = s.nextGradient, &fluidForce = s.nextFluidForce, &drag = s.nextDrag,
-  &total = s.nextTotal;
+  &total = s.nextTotal, &heldDrag = s.nextHeldDrag;
   solid.resize(cells), epsilon.resize(cells), velocity.resize(3 * cells), pressure.resize(cells);
   gradient.resize(3 * cells), fluidForce.resize(3 * cells), drag.resize(3 * n), total.resize(3 * n);
+  heldDrag.resize(cells);
   std::vector<cp::Footprint>& footprints = s.footprints;
   footprints.resize(n);
   cp::solidFraction(s.grid, spheres, solid.data(), footprints.data());
@@ -219,7 +233,7 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   cp::gradient(s.grid, pressure.data(), gradient.data());
   const cp::ExchangeReport report = cp::exchange(
       s.grid, spheres, withMasses ? mass.data() : nullptr, epsilon.data(), solid.data(), velocity.data(),
-      gradient.data(), p, cp::ExchangeOutput{drag.data(), total.data(), fluidForce.data()}, footprints.data());
+      gradient.data(), p, cp::ExchangeOutput{drag.data(), total.data(), fluidForce.data(), heldDrag.data()}, footprints.data());
   for (double f : total)
     if (!std::isfinite(f)) peclet::kernelRangeError("fluid", "the fluid force on a sphere is not finite");
   // The explicit exchange holds the drag over a fluid step: refused when a
@@ -247,6 +261,7 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   };
   commit(s.solid, solid), commit(s.epsilon, epsilon), commit(s.velocity, velocity), commit(s.pressure, pressure);
   commit(s.gradient, gradient), commit(s.fluidForce, fluidForce), commit(s.drag, drag), commit(s.total, total);
+  commit(s.heldDrag, heldDrag);
   s.account();
   std::memcpy(externalForces.Data(), s.total.data(), 3 * n * sizeof(double));
   double* force = latticeForce.Data();

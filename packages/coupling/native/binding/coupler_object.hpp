@@ -16,12 +16,12 @@ struct CouplerState {
   explicit CouplerState(std::uint64_t env) : ledger("Coupler", env, 0) {}
   peclet::coupling::Grid grid;
   peclet::coupling::ExchangeParameters parameters;
-  std::vector<double> solid, epsilon, velocity, pressure, gradient, fluidForce;  // per cell
+  std::vector<double> solid, epsilon, velocity, pressure, gradient, fluidForce, heldDrag;  // per cell
   std::vector<double> drag, total;                                               // 3 per sphere
-  std::vector<double> positions, velocities, radii, masses;                      // copies of the inputs
+  std::vector<double> positions, velocities, radii, masses, contacts;             // copies of the inputs
   // Scratch of an exchange, reused from call to call (fresh memory is slow to touch).
   std::vector<double> nextSolid, nextEpsilon, nextVelocity, nextPressure, nextGradient, nextFluidForce, nextDrag,
-      nextTotal;
+      nextTotal, nextHeldDrag;
   std::vector<peclet::coupling::Footprint> footprints;
   peclet::LedgerEntry ledger;
   void account();
