@@ -61,14 +61,14 @@ double latticeResponse(int dx, int dy, int dz, int a, int b) {
   // value by 2.8373/(6π L) (Hasimoto 1959), so the free-space value is
   // g(48) + 2 (g(48) − g(32)). scripts/lattice-response.mjs recomputes them;
   // a test checks them against boxes of 16³ and 24³.
-  constexpr double kSame = 0.1308792;        // the cell itself
-  constexpr double kFaceAlong = 0.0653888;   // a face neighbour along the force
-  constexpr double kFaceAcross = 0.0385077;  // a face neighbour across it
-  constexpr double kEdgeIn = 0.0457923;      // an edge neighbour in the force's plane
-  constexpr double kEdgeAcross = 0.0306594;  // an edge neighbour across the force
-  constexpr double kCorner = 0.0281031;      // a corner neighbour, along the force
-  constexpr double kEdgeMixed = 0.0168695;   // an edge neighbour, the other component
-  constexpr double kCornerMixed = 0.0041289; // a corner neighbour, another component
+  constexpr double kSame = 0.1308792;         // the cell itself
+  constexpr double kFaceAlong = 0.0653888;    // a face neighbour along the force
+  constexpr double kFaceAcross = 0.0385077;   // a face neighbour across it
+  constexpr double kEdgeIn = 0.0457923;       // an edge neighbour in the force's plane
+  constexpr double kEdgeAcross = 0.0306594;   // an edge neighbour across the force
+  constexpr double kCorner = 0.0281031;       // a corner neighbour, along the force
+  constexpr double kEdgeMixed = 0.0168695;    // an edge neighbour, the other component
+  constexpr double kCornerMixed = 0.0041289;  // a corner neighbour, another component
   const int d[3] = {dx, dy, dz};
   const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
   if (a == b) {
@@ -132,21 +132,29 @@ double oseenFactor(double a) {
 
 namespace {
 
-// Sum over the 3 × 3 × 3 block of cells around each cell (periodic axes
-// wrapped, the others clamped), one axis at a time.
-void blockSum(const Grid& grid, std::vector<double>& field, std::vector<double>& scratch) {
-  const std::size_t n[3] = {grid.n[0], grid.n[1], grid.n[2]};
-  const std::size_t stride[3] = {n[1] * n[2], n[2], 1};
-  scratch.resize(field.size());
+// Sum of `field` over the 3 × 3 × 3 block of cells around cell (i, j, k)
+// (periodic axes wrapped, the others clamped, as the footprints are).
+double blockSum(const Grid& grid, const double* field, const std::size_t at[3]) {
+  std::size_t index[3][3];
   for (int a = 0; a < 3; a++) {
-    for (std::size_t c = 0; c < field.size(); c++) {
-      const std::size_t x = (c / stride[a]) % n[a], base = c - x * stride[a];
-      const std::size_t lo = x > 0 ? x - 1 : grid.periodic[a] ? n[a] - 1 : 0;
-      const std::size_t hi = x + 1 < n[a] ? x + 1 : grid.periodic[a] ? 0 : x;
-      scratch[c] = field[base + lo * stride[a]] + field[c] + field[base + hi * stride[a]];
-    }
-    field.swap(scratch);
+    const std::size_t n = grid.n[a], x = at[a];
+    index[a][0] = x > 0 ? x - 1 : grid.periodic[a] ? n - 1 : 0;
+    index[a][1] = x;
+    index[a][2] = x + 1 < n ? x + 1 : grid.periodic[a] ? 0 : x;
   }
+  double sum = 0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      const double* row = field + (index[0][i] * grid.n[1] + index[1][j]) * grid.n[2];
+      sum += row[index[2][0]] + row[index[2][1]] + row[index[2][2]];
+    }
+  return sum;
+}
+
+void unflatten(const Grid& grid, std::size_t cell, std::size_t at[3]) {
+  at[2] = cell % grid.n[2];
+  at[1] = (cell / grid.n[2]) % grid.n[1];
+  at[0] = cell / (grid.n[1] * grid.n[2]);
 }
 
 }  // namespace
@@ -159,12 +167,15 @@ void selfShare(const Grid& grid, const Spheres& spheres, const double* solid, co
   // cells and divided there, clamped to [0, 1]. A lone sphere gets 1; in a
   // lattice-like packing, whose neighbours' deficit cancels a sphere's own
   // excess, about 0; in a random suspension the structure factor of its
-  // configuration at the scale of the cells.
+  // configuration at the scale of the cells. Work per sphere, not per cell
+  // (a few spheres in a large fluid cost little).
   const std::size_t cells = grid.cells();
   const double cellVolume = grid.cellVolume();
-  std::vector<double> region(solid, solid + cells), scratch, excess(cells, 0.0), alone(cells, 0.0);
-  blockSum(grid, region, scratch);
-  std::vector<std::size_t> home(spheres.count);
+  static thread_local std::vector<double> excess, alone;
+  static thread_local std::vector<std::size_t> home;
+  excess.assign(cells, 0.0);
+  alone.assign(cells, 0.0);
+  home.resize(spheres.count);
   for (std::size_t i = 0; i < spheres.count; i++) {
     const Footprint& f = footprints[i];
     const double r = spheres.radii[i];
@@ -172,18 +183,20 @@ void selfShare(const Grid& grid, const Spheres& spheres, const double* solid, co
     double seen = 0, around = 0;
     std::uint32_t main = 0;
     for (std::uint32_t k = 0; k < f.count; k++) {
+      std::size_t at[3];
+      unflatten(grid, f.cell[k], at);
       seen += f.weight[k] * solid[f.cell[k]];
-      around += f.weight[k] * region[f.cell[k]] / 27;
+      around += f.weight[k] * blockSum(grid, solid, at) / 27;
       if (f.weight[k] > f.weight[main]) main = k;
     }
     home[i] = f.cell[main];
     excess[home[i]] += seen - around;
     alone[home[i]] += volume * (f.own - 1.0 / 27);
   }
-  blockSum(grid, excess, scratch);
-  blockSum(grid, alone, scratch);
   for (std::size_t i = 0; i < spheres.count; i++) {
-    const double e = excess[home[i]], o = alone[home[i]];
+    std::size_t at[3];
+    unflatten(grid, home[i], at);
+    const double e = blockSum(grid, excess.data(), at), o = blockSum(grid, alone.data(), at);
     share[i] = o > 0 ? std::clamp(e / o, 0.0, 1.0) : 0.0;
   }
 }

@@ -75,6 +75,7 @@ describe('bad input', () => {
     assert.throws(make({ fluid: { ...fluid, density: 0 } }), named(RangeError, 'fluid.density'));
     assert.throws(make({ fluid: { ...fluid, minVoidFraction: 1 } }), named(RangeError, 'fluid.minVoidFraction'));
     assert.throws(make({ drag: 'stokes' }), named(TypeError, 'drag'));
+    assert.throws(make({ selfCorrection: 'false' }), named(TypeError, 'selfCorrection'));
     assert.throws(make({ fluid: { ...fluid, drive: {} } }), named(TypeError, 'fluid.drive'));
     assert.throws(
       make({ fluid: { ...fluid, drive: { superficialVelocity: [0, 0, 1], pressureGradient: [0, 0, 1] } } }),

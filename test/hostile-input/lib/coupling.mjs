@@ -320,6 +320,15 @@ const optionValues = {
     // Unknown keys are ignored (core's readOptions), as by every package.
     '{ steps: 2 } (unknown key)': { v: () => ({ steps: 2 }) },
   },
+  selfCorrection: {
+    true: { v: () => true },
+    false: { v: () => false },
+    undefined: { v: () => undefined },
+    null: { v: () => null, bad: true },
+    0: { v: () => 0, bad: true },
+    "'false' (string)": { v: () => 'false', bad: true },
+    'a Boolean object': { v: () => new Boolean(false), bad: true },
+  },
   threads: Object.fromEntries(
     Object.entries(threadCounts).map(([k, v]) => {
       const x = v();

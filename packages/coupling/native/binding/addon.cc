@@ -11,6 +11,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   state->setConstructor("Coupler", coupler);
   exports.Set("Coupler", coupler);
   exports.Set("dragCoefficient", peclet::Function(env, "dragCoefficient", peclet_coupling::DragCoefficient));
+  exports.Set("latticeResponse", peclet::Function(env, "latticeResponse", peclet_coupling::LatticeResponse));
   return exports;
 }
 

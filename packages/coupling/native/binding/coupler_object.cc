@@ -12,9 +12,9 @@ namespace cp = peclet::coupling;
 void CouplerState::account() {
   std::size_t bytes = 0;
   for (const auto* v :
-       {&solid,        &epsilon,      &velocity,     &pressure,       &gradient, &fluidForce, &drag,
-        &total,        &positions,    &velocities,   &radii,          &masses,   &nextSolid,  &nextEpsilon,
-        &nextVelocity, &nextPressure, &nextGradient, &nextFluidForce, &nextDrag, &nextTotal, &heldDrag, &nextHeldDrag, &contacts})
+       {&solid,        &epsilon,        &velocity, &pressure,  &gradient,  &fluidForce,   &drag,         &total,
+        &positions,    &velocities,     &radii,    &masses,    &nextSolid, &nextEpsilon,  &nextVelocity, &nextPressure,
+        &nextGradient, &nextFluidForce, &nextDrag, &nextTotal, &heldDrag,  &nextHeldDrag, &contacts})
     bytes += v->capacity() * sizeof(double);
   ledger.resize(bytes + footprints.capacity() * sizeof(peclet::coupling::Footprint));
 }
@@ -233,7 +233,8 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   cp::gradient(s.grid, pressure.data(), gradient.data());
   const cp::ExchangeReport report = cp::exchange(
       s.grid, spheres, withMasses ? mass.data() : nullptr, epsilon.data(), solid.data(), velocity.data(),
-      gradient.data(), p, cp::ExchangeOutput{drag.data(), total.data(), fluidForce.data(), heldDrag.data()}, footprints.data());
+      gradient.data(), p, cp::ExchangeOutput{drag.data(), total.data(), fluidForce.data(), heldDrag.data()},
+      footprints.data());
   for (double f : total)
     if (!std::isfinite(f)) peclet::kernelRangeError("fluid", "the fluid force on a sphere is not finite");
   // The explicit exchange holds the drag over a fluid step: refused when a
@@ -302,6 +303,19 @@ Napi::Value DragCoefficient(const Napi::CallbackInfo& info) {
   if (!std::isfinite(coefficient))
     peclet::kernelRangeError("slip", "the drag of these arguments is not a finite number");
   return Napi::Number::New(info.Env(), coefficient);
+}
+
+Napi::Value LatticeResponse(const Napi::CallbackInfo& info) {
+  int x[5];
+  for (std::size_t i = 0; i < 5; i++) {
+    const double v = info[i].IsNumber() ? info[i].As<Napi::Number>().DoubleValue() : std::nan("");
+    const double lo = i < 3 ? -1 : 0, hi = i < 3 ? 1 : 2;
+    if (!(v >= lo && v <= hi && v == std::floor(v)))
+      peclet::kernelRangeError("latticeResponse", "takes offsets in {-1, 0, 1} and components in {0, 1, 2}",
+                               std::int64_t(i));
+    x[i] = int(v);
+  }
+  return Napi::Number::New(info.Env(), cp::latticeResponse(x[0], x[1], x[2], x[3], x[4]));
 }
 
 }  // namespace peclet_coupling

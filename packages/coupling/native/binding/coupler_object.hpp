@@ -17,8 +17,8 @@ struct CouplerState {
   peclet::coupling::Grid grid;
   peclet::coupling::ExchangeParameters parameters;
   std::vector<double> solid, epsilon, velocity, pressure, gradient, fluidForce, heldDrag;  // per cell
-  std::vector<double> drag, total;                                               // 3 per sphere
-  std::vector<double> positions, velocities, radii, masses, contacts;             // copies of the inputs
+  std::vector<double> drag, total;                                                         // 3 per sphere
+  std::vector<double> positions, velocities, radii, masses, contacts;                      // copies of the inputs
   // Scratch of an exchange, reused from call to call (fresh memory is slow to touch).
   std::vector<double> nextSolid, nextEpsilon, nextVelocity, nextPressure, nextGradient, nextFluidForce, nextDrag,
       nextTotal, nextHeldDrag;
@@ -48,5 +48,9 @@ class Coupler : public peclet::Object<Coupler> {
 
 /// dragCoefficient(drag, voidFraction, diameter, slip, viscosity, density) → kg/s
 Napi::Value DragCoefficient(const Napi::CallbackInfo& info);
+
+/// latticeResponse(dx, dy, dz, a, b) → the self-correction's table (for its
+/// test against the lattice; not part of the package's API).
+Napi::Value LatticeResponse(const Napi::CallbackInfo& info);
 
 }  // namespace peclet_coupling
