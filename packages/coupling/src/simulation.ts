@@ -656,17 +656,32 @@ export class CoupledSimulation implements Disposable {
       maxDragRate: this.#limits.particle,
       maxFluidDragRate: this.#limits.fluid,
     });
+    // The drive's controller state, restored if the particles' step fails: the spheres step first
+    // (both steps use only what this exchange computed, so their order does not change the
+    // result), and a dem step that throws leaves the dem simulation and the fluid as they were.
+    const kept = { last: this.#last, drive: [...this.#drive], lastMeanForce: [...this.#lastMeanForce] };
+    const bodyForce = lattice.bodyForce;
     this.#last = report;
     if (this.#superficial !== undefined) this.#control(lattice);
     lattice.bodyForce = this.#drive.map((x) => x / this.#scales.forceScale) as [number, number, number];
     const exchanged = performance.now();
+    try {
+      particles.step(this.#timestep.substeps);
+    } catch (error) {
+      this.#last = kept.last;
+      this.#drive = kept.drive as [number, number, number];
+      this.#lastMeanForce.set(kept.lastMeanForce);
+      lattice.bodyForce = bodyForce;
+      throw error;
+    }
+    const stepped = performance.now();
+    // flow's step refuses a step that would diverge and keeps its state; the spheres have then
+    // taken theirs (see the README).
     lattice.step(1);
-    const fluid = performance.now();
-    particles.step(this.#timestep.substeps);
     const end = performance.now();
     this.#timings.coupling += (exchanged - start) / 1000;
-    this.#timings.fluid += (fluid - exchanged) / 1000;
-    this.#timings.particles += (end - fluid) / 1000;
+    this.#timings.particles += (stepped - exchanged) / 1000;
+    this.#timings.fluid += (end - stepped) / 1000;
     this.#time += this.#timestep.timestep;
     this.#stepCount++;
   }
