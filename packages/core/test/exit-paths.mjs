@@ -25,8 +25,9 @@ export const exitPaths = {
 /**
  * The exit contract of one module as a test suite: every row of `exitPaths` plus the module's
  * own `extraPaths`, each a child process running `scenario` with the path as its argument. The
- * module must finalize once per env with the row's reasons, print the row's `stdout` lines, and on
- * the worker paths print a line matching `workerLine` (the main thread kept working).
+ * module must finalize once per env with the row's reasons, print the row's `stdout` lines, on
+ * the worker paths print a line matching `workerLine` (the main thread kept working), and leave
+ * no trace at all where the row has no reasons (an unhandled signal runs nothing).
  */
 export function describeExitContract({ module, scenario, extraPaths = {}, workerLine }) {
   const paths = { ...exitPaths, ...extraPaths };
@@ -42,6 +43,7 @@ export function describeExitContract({ module, scenario, extraPaths = {}, worker
         });
         for (const line of expected.stdout ?? []) assert.match(result.stdout, new RegExp(`^${line}$`, 'm'));
         if (path.startsWith('worker-')) assert.match(result.stdout, workerLine);
+        if (expected.reasons.length === 0) assert.equal(result.trace.length, 0, 'nothing runs on an unhandled signal');
       });
     }
   });
