@@ -472,12 +472,11 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
       const double drag = std::sqrt(F[0] * F[0] + F[1] * F[1] + F[2] * F[2]);
       held = load >= drag ? (load > 0 ? 1.0 : 0.0) : load / drag;
     }
-    double eps = 0, seenSolid = 0, u[3] = {0, 0, 0}, g[3] = {0, 0, 0};
+    double eps = 0, u[3] = {0, 0, 0}, g[3] = {0, 0, 0};
     for (std::uint32_t k = 0; k < f.count; k++) {
       const std::size_t c = f.cell[k];
       const double w = f.weight[k];
       eps += w * epsilon[c];
-      seenSolid += w * solid[c];
       for (int a = 0; a < 3; a++) u[a] += w * velocity[3 * c + a], g[a] += w * pressureGradient[3 * c + a];
     }
     const double volume = 4.0 / 3.0 * kPi * r * r * r;

@@ -1,5 +1,6 @@
 // A small coupled system for the tests: spheres in a periodic box of fluid.
 import { Simulation } from '@peclet/dem';
+import { Lattice } from '@peclet/flow';
 import { CoupledSimulation, terminalVelocity } from '../dist/index.js';
 
 /** `count` spheres of diameter 1e-4 m on a jittered lattice in a periodic box of 6×6×6 cells of 3e-4 m. */
@@ -231,4 +232,45 @@ export function hinderedSettling({ fractions = [0.05, 0.1, 0.2], reynolds = 0.00
     sxx += (xs[k] - mx) ** 2;
   }
   return { points, exponent: sxy / sxx, fluid };
+}
+
+// The offsets and components of the self-correction's lattice table (native/coupling.cpp,
+// latticeResponse): [what, offset, component of the velocity] for a force along x.
+export const latticeResponseOffsets = [
+  ['the cell itself', [0, 0, 0], 0],
+  ['a face neighbour along the force', [1, 0, 0], 0],
+  ['a face neighbour across it', [0, 1, 0], 0],
+  ["an edge neighbour in the force's plane", [1, 1, 0], 0],
+  ['an edge neighbour across the force', [0, 1, 1], 0],
+  ['a corner neighbour, along the force', [1, 1, 1], 0],
+  ['an edge neighbour, the other component', [1, 1, 0], 1],
+  ['a corner neighbour, another component', [1, 1, 1], 1],
+];
+
+// The fluid lattice's steady response (× ν, per unit force) at latticeResponseOffsets to a unit
+// force along x in one cell of a periodic box of n³ cells (D3Q19, TRT, Λ = 3/16), its opposite
+// spread evenly: run until the velocity there changes by less than 1e-10 of itself in 200 steps.
+// The box's periodic images lower each value by about 2.8373/(6π n) (Hasimoto 1959).
+export function latticeResponseIn(n) {
+  const nu = 1 / 6;
+  const force = 1e-5;
+  const lattice = new Lattice({ shape: [n, n, n], periodic: true, viscosity: nu, precision: 'f64', layout: 'dense' });
+  const index = (i, j, k) => (((i + n) % n) * n + ((j + n) % n)) * n + ((k + n) % n);
+  const f = lattice.force;
+  for (let c = 0; c < n ** 3; c++) f[3 * c] = -force / n ** 3;
+  const m = n / 2;
+  f[3 * index(m, m, m)] += force;
+  let last = 0;
+  for (let k = 0; k < 500; k++) {
+    lattice.step(200);
+    const u = lattice.velocity[3 * index(m, m, m)];
+    if (Math.abs(u - last) < 1e-10 * Math.abs(u)) break;
+    last = u;
+  }
+  const u = lattice.velocity;
+  const values = latticeResponseOffsets.map(
+    ([, d, a]) => (u[3 * index(m + d[0], m + d[1], m + d[2]) + a] * nu) / force,
+  );
+  lattice.release();
+  return values;
 }

@@ -2,9 +2,17 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import { Lattice } from '@peclet/flow';
 import { CoupledSimulation, dragCoefficient, terminalVelocity } from '../dist/index.js';
-import { depositedBed, ergun, fixedBed, hinderedSettling, loneSphere, suspension } from './helpers.mjs';
+import {
+  depositedBed,
+  ergun,
+  fixedBed,
+  hinderedSettling,
+  latticeResponseIn,
+  latticeResponseOffsets,
+  loneSphere,
+  suspension,
+} from './helpers.mjs';
 
 describe('momentum exchange', () => {
   for (const drag of ['di-felice', 'beetstra', 'gidaspow']) {
@@ -193,51 +201,15 @@ describe('settling', () => {
   it("the self-correction's lattice response is the fluid lattice's own (boxes of 16³ and 24³, images removed)", () => {
     // A unit force in one cell, its opposite spread over all, to the steady state: the velocity
     // there and in its neighbours, × ν, with Hasimoto's 1/L images extrapolated away.
-    const measure = (n) => {
-      const nu = 1 / 6;
-      const lattice = new Lattice({
-        shape: [n, n, n],
-        periodic: true,
-        viscosity: nu,
-        precision: 'f64',
-        layout: 'dense',
-      });
-      const index = (i, j, k) => (((i + n) % n) * n + ((j + n) % n)) * n + ((k + n) % n);
-      const force = lattice.force;
-      for (let c = 0; c < n ** 3; c++) force[3 * c] = -1e-5 / n ** 3;
-      const m = n / 2;
-      force[3 * index(m, m, m)] += 1e-5;
-      let last = 0;
-      for (let k = 0; k < 200; k++) {
-        lattice.step(200);
-        const u = lattice.velocity[3 * index(m, m, m)];
-        if (Math.abs(u - last) < 1e-10 * Math.abs(u)) break;
-        last = u;
-      }
-      const u = lattice.velocity;
-      const at = (d, a) => (u[3 * index(m + d[0], m + d[1], m + d[2]) + a] * nu) / 1e-5;
-      const values = [
-        [0, 0, 0],
-        [1, 0, 0],
-        [0, 1, 0],
-        [1, 1, 0],
-        [0, 1, 1],
-        [1, 1, 1],
-      ].map((d) => ({ d, a: 0, g: at(d, 0) }));
-      values.push({ d: [1, 1, 0], a: 1, g: at([1, 1, 0], 1) }, { d: [1, 1, 1], a: 1, g: at([1, 1, 1], 1) });
-      lattice.release();
-      return values;
-    };
-    const small = measure(16);
-    const large = measure(24);
-    for (let k = 0; k < small.length; k++) {
-      const { d, a } = small[k];
-      const free = large[k].g + 2 * (large[k].g - small[k].g);
+    const small = latticeResponseIn(16);
+    const large = latticeResponseIn(24);
+    latticeResponseOffsets.forEach(([, d, a], k) => {
+      const free = large[k] + 2 * (large[k] - small[k]);
       const table = addon.latticeResponse(d[0], d[1], d[2], a, 0);
       // The table comes from boxes of 32³ and 48³; the off-diagonal values do not follow the
       // images' 1/L law, so the small boxes' extrapolation is within 2% there (3e-3 on the diagonal).
       const tolerance = a === 0 ? 3e-3 : 0.02;
       assert.ok(Math.abs(free / table - 1) < tolerance, `offset ${d}, component ${a}: ${free} vs ${table}`);
-    }
+    });
   });
 });
