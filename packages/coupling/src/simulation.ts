@@ -173,6 +173,16 @@ export class CoupledSimulation implements Disposable {
   constructor(options: CoupledSimulationOptions) {
     couplingModule.assertLive('CoupledSimulation');
     const o = readOptions(options, 'options', ['particles', 'fluid', 'drag', 'dem', 'threads', 'selfCorrection']);
+    // The options' shape first (a TypeError naming fluid, whatever the particles are), then what
+    // the values hold.
+    const fluid = readOptions(o.fluid, 'fluid', [
+      'cellSize',
+      'viscosity',
+      'density',
+      'drive',
+      'periodic',
+      'minVoidFraction',
+    ]);
     if (!(o.particles instanceof Simulation)) fail('type', 'particles', 'must be a @peclet/dem Simulation');
     const particles = o.particles;
     let count: number;
@@ -184,15 +194,6 @@ export class CoupledSimulation implements Disposable {
         fail('type', 'particles', 'must be a @peclet/dem Simulation built with new');
       throw relabel(error, 'particles: the Simulation passed in');
     }
-    // The options' shape first (a TypeError naming fluid), then what the values hold.
-    const fluid = readOptions(o.fluid, 'fluid', [
-      'cellSize',
-      'viscosity',
-      'density',
-      'drive',
-      'periodic',
-      'minVoidFraction',
-    ]);
     if (count < 1) fail('range', 'particles', 'has no spheres: add them before coupling');
     const cellSize = readNumber(fluid.cellSize, 'fluid.cellSize', { above: 0, unit: 'm' });
     const mu = readNumber(fluid.viscosity, 'fluid.viscosity', { min: 1e-12, max: 1e12, unit: 'Pa·s' });
