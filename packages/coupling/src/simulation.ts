@@ -740,7 +740,12 @@ function readDrive(
   if ((d.superficialVelocity === undefined) === (d.pressureGradient === undefined))
     fail('type', argument, 'give superficialVelocity or pressureGradient, one of them');
   if (d.superficialVelocity !== undefined) {
-    return { superficial: readVector3(d.superficialVelocity, `${argument}.superficialVelocity`), drive: [0, 0, 0] };
+    const superficial = readVector3(d.superficialVelocity, `${argument}.superficialVelocity`);
+    // The drag closures are defined for slips up to 1e6 m/s; a faster flux has no drag to give.
+    const speed = Math.hypot(...superficial);
+    if (speed > 1e6)
+      fail('range', `${argument}.superficialVelocity`, `|u| = ${speed} m/s is above the closures' range (1e6 m/s)`);
+    return { superficial, drive: [0, 0, 0] };
   }
   const g = readVector3(d.pressureGradient, `${argument}.pressureGradient`);
   return { superficial: undefined, drive: [-g[0], -g[1], -g[2]] };

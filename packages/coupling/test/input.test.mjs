@@ -85,6 +85,11 @@ describe('bad input', () => {
       make({ fluid: { ...fluid, drive: { superficialVelocity: [0, Number.NaN, 1] } } }),
       (e) => e instanceof RangeError && e.argument.startsWith('fluid.drive.superficialVelocity'),
     );
+    // Beyond the closures' range: named, not the closure's own 'slip' (hostile seed 783036298).
+    assert.throws(
+      make({ fluid: { ...fluid, drive: { superficialVelocity: [0, 0, 1e300] } } }),
+      named(RangeError, 'fluid.drive.superficialVelocity'),
+    );
     assert.throws(make({ fluid: { ...fluid, periodic: [true, false, true] } }), named(RangeError, 'fluid.periodic'));
     assert.throws(make({ fluid: { ...fluid, periodic: 'yes' } }), named(TypeError, 'fluid.periodic'));
     p.release();
