@@ -175,7 +175,7 @@ console.log(
 console.log(
   `  fluid step ${plan.timestep.toExponential(3)} s = ${substeps} dem steps of ${plan.demTimestep.toExponential(3)} s ` +
     `(limits: viscous ${plan.limits.viscous.toExponential(2)}, Mach ${plan.limits.mach.toExponential(2)}, ` +
-    `particle drag ${plan.limits.particleDrag.toExponential(2)}, fluid drag ${plan.limits.fluidDrag.toExponential(2)} s); ` +
+    `particle drag ${plan.limits.particleDrag.toExponential(2)}, pressure ${plan.limits.pressure.toExponential(2)} s); ` +
     `lattice viscosity ${plan.latticeViscosity.toFixed(4)}`,
 );
 console.log(

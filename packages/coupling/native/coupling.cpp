@@ -435,15 +435,24 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
   ExchangeReport report;
   const std::size_t cells = grid.cells();
   const double cellVolume = grid.cellVolume();
-  // The correction that turns the lattice's −∇p into −ε∇p: +φ∇p on the
-  // fluid, balanced exactly by the spheres' −V∇p through the same points.
+  if (!(p.timestep > 0) || p.momentum == nullptr) kernelRangeError("timestep", "the exchange needs the fluid step");
+  // What the fluid gets for the step, less the drive and the implicit part of
+  // the drag: the correction that turns the lattice's −∇p into −ε∇p (+φ∇p,
+  // balanced exactly by the spheres' −V∇p through the same points) and the
+  // explicit part of the drag's reaction, Σ w β (v − c)/V_cell.
   for (std::size_t c = 0; c < cells; c++) {
     for (int a = 0; a < 3; a++) out.fluidForce[3 * c + a] = solid[c] * pressureGradient[3 * c + a];
   }
-  std::vector<double> cellDrag;  // Σ β per cell, for the report
-  cellDrag.assign(cells, 0.0);
-  std::vector<double> heldDrag;  // the same over the spheres held in place (mass 0: fixed)
-  heldDrag.assign(cells, 0.0);
+  static thread_local std::vector<double> cellDrag, heldDrag, implicit, next;
+  cellDrag.assign(cells, 0.0);  // Σ w β per cell, for the report
+  heldDrag.assign(cells, 0.0);  // the same over the spheres held in place
+  implicit.assign(cells, 0.0);  // D = Σ w β/(ε̄ V_cell), kg/(m³ s)
+  next.resize(3 * cells);       // the superficial velocity each cell ends the step with
+  struct Sphere {
+    double beta, eps, shift[3], gradient[3];
+  };
+  static thread_local std::vector<Sphere> state;
+  state.resize(spheres.count);
   std::vector<Footprint> computed;
   if (footprints == nullptr) {
     computed.resize(spheres.count);
@@ -490,7 +499,7 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
       eps = std::min(1.0, eps + structure * volume / cellVolume * f.own);
     }
     eps = std::max(eps, p.minVoidFraction);
-    double slip[3], speed2 = 0;
+    double slip[3], speed2 = 0, shift[3] = {0, 0, 0};
     for (int a = 0; a < 3; a++) slip[a] = u[a] / eps - v[a];
     if (p.selfCorrection && p.previousDrag != nullptr) {
       // The velocity the last drag's reaction induced in the sphere's own
@@ -532,7 +541,7 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
         const double response = factor / (p.viscosity * grid.cell * eps);
         double scale = structure * response / (1 + response * along * others);
         if (beta0 * scale * largest > p.maxSelfGain) scale = p.maxSelfGain / (beta0 * largest);
-        for (int a = 0; a < 3; a++) slip[a] = seen[a] + scale * induced[a];
+        for (int a = 0; a < 3; a++) shift[a] = scale * induced[a], slip[a] = seen[a] + shift[a];
       }
     }
     for (int a = 0; a < 3; a++) speed2 += slip[a] * slip[a];
@@ -541,18 +550,70 @@ ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* 
     for (int a = 0; a < 3; a++) report.volumeFlux[a] += volume * v[a];
     report.maxReynolds = std::max(report.maxReynolds, eps * p.density * d * speed / p.viscosity);
     if (masses != nullptr && masses[i] > 0) report.maxDragRate = std::max(report.maxDragRate, beta / masses[i]);
-    for (int a = 0; a < 3; a++) {
-      const double drag = beta * slip[a];
-      out.drag[3 * i + a] = drag;
-      out.total[3 * i + a] = drag + volume * (p.drivePressureGradient[a] - g[a]) - volume * p.density * p.gravity[a];
-    }
-    // The drag's reaction, spread over the cells through the same points.
+    Sphere& sphere = state[i];
+    sphere.beta = beta, sphere.eps = eps;
+    for (int a = 0; a < 3; a++) sphere.shift[a] = shift[a], sphere.gradient[a] = g[a];
+    // The drag's reaction on its cells, through the same points: its
+    // explicit part now, its implicit part D once the cells are solved. The
+    // implicit part takes each cell's own velocity, where the sphere sees
+    // its cells' average: the difference, from the velocities now, is
+    // explicit (it sums to zero over the sphere's cells), so that as the
+    // fluid settles each cell gets w × the sphere's drag, as it would from
+    // an explicit exchange.
     for (std::uint32_t k = 0; k < f.count; k++) {
-      double* force = out.fluidForce + 3 * f.cell[k];
-      const double share = f.weight[k] / cellVolume;
-      for (int a = 0; a < 3; a++) force[a] -= share * out.drag[3 * i + a];
-      cellDrag[f.cell[k]] += beta * f.weight[k];
-      heldDrag[f.cell[k]] += held * beta * f.weight[k];
+      const std::size_t c = f.cell[k];
+      double* force = out.fluidForce + 3 * c;
+      const double wb = f.weight[k] * beta;
+      for (int a = 0; a < 3; a++) force[a] += wb * (v[a] - shift[a] + (velocity[3 * c + a] - u[a]) / eps) / cellVolume;
+      implicit[c] += wb / (eps * cellVolume);
+      cellDrag[c] += wb;
+      heldDrag[c] += held * wb;
+    }
+  }
+  // The velocity of each cell in this step, as the lattice takes it (its
+  // momentum m and half the step's force, Guo's forcing): u = m + Δt F/2ρ
+  // with F = S + εG − D u, so u = (m + Δt(S + εG)/2ρ)/(1 + Δt D/2ρ). The
+  // drive holding the flux makes the mean momentum after the step,
+  // m + Δt F/ρ, the fluid's share of the flux.
+  const double dt = p.timestep / p.density, half = 0.5 * dt;
+  for (int a = 0; a < 3; a++) report.drive[a] = p.drivePressureGradient[a];
+  if (p.holdFlux) {
+    const double boxVolume = cellVolume * double(cells);
+    double free[3] = {0, 0, 0}, gain = 0;
+    for (std::size_t c = 0; c < cells; c++) {
+      const double keep = 1 / (1 + half * implicit[c]), lose = 1 - half * implicit[c];
+      gain += epsilon[c] * keep;
+      for (int a = 0; a < 3; a++) free[a] += (p.momentum[3 * c + a] * lose + dt * out.fluidForce[3 * c + a]) * keep;
+    }
+    for (int a = 0; a < 3; a++) {
+      const double want = p.flux[a] - report.volumeFlux[a] / boxVolume;
+      report.drive[a] = (want * double(cells) - free[a]) / (dt * gain);
+    }
+  }
+  for (std::size_t c = 0; c < cells; c++) {
+    const double keep = 1 / (1 + half * implicit[c]);
+    for (int a = 0; a < 3; a++) {
+      double& force = out.fluidForce[3 * c + a];
+      const double m = p.momentum[3 * c + a];
+      const double given = force + epsilon[c] * report.drive[a];
+      const double u = (m + half * given) * keep;
+      next[3 * c + a] = u;
+      force = given - implicit[c] * u;
+    }
+  }
+  for (std::size_t i = 0; i < spheres.count; i++) {
+    const double r = spheres.radii[i];
+    const double* v = spheres.velocities + 3 * i;
+    const Footprint& f = footprints[i];
+    const Sphere& sphere = state[i];
+    double u[3] = {0, 0, 0};
+    for (std::uint32_t k = 0; k < f.count; k++)
+      for (int a = 0; a < 3; a++) u[a] += f.weight[k] * next[3 * f.cell[k] + a];
+    const double volume = 4.0 / 3.0 * kPi * r * r * r;
+    for (int a = 0; a < 3; a++) {
+      const double drag = sphere.beta * (u[a] / sphere.eps - v[a] + sphere.shift[a]);
+      out.drag[3 * i + a] = drag;
+      out.total[3 * i + a] = drag + volume * (report.drive[a] - sphere.gradient[a]) - volume * p.density * p.gravity[a];
     }
   }
   if (out.heldDrag != nullptr) std::copy(heldDrag.begin(), heldDrag.end(), out.heldDrag);

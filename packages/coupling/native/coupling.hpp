@@ -125,9 +125,21 @@ struct ExchangeParameters {
   double viscosity = 1e-3;  // μ, Pa·s
   double density = 1e3;     // ρ, kg/m³
   double minVoidFraction = 0.3;
-  /// The mean driving pressure gradient −∇p (Pa/m) that the fluid's body force
-  /// stands for (the drive of a periodic domain): each sphere feels V × it.
+  /// The mean driving pressure gradient −∇p (Pa/m) of the fluid (the drive of
+  /// a periodic domain, in the fluid's force as εG): each sphere feels V × it.
+  /// Ignored when `holdFlux` is set: the exchange chooses it then.
   double drivePressureGradient[3] = {0, 0, 0};
+  /// Hold the mixture's volume flux at `flux` (m/s: the fluid's mean
+  /// superficial velocity plus the spheres' Σ V v / box volume) after this
+  /// fluid step, by choosing the drive.
+  bool holdFlux = false;
+  double flux[3] = {0, 0, 0};
+  /// The fluid step (s) and the fluid's momentum per cell before it (3 per
+  /// cell: superficial velocity, m/s, without the half force the reported
+  /// velocity holds). The drag on the fluid is implicit in the velocity the
+  /// fluid ends the step with: required.
+  double timestep = 0;
+  const double* momentum = nullptr;
   /// Gravity (m/s²): each sphere gets the buoyancy −V ρ g (the fluid's
   /// hydrostatic pressure, which a periodic lattice does not hold).
   double gravity[3] = {0, 0, 0};
@@ -157,8 +169,9 @@ struct ExchangeOutput {
   /// (drag, −V∇p, drive, buoyancy) that the DEM applies.
   double* drag = nullptr;
   double* total = nullptr;
-  /// Per cell (3 each): the force density the fluid gets (N/m³): the drag's
-  /// reaction and the correction φ∇p that turns the lattice's −∇p into −ε∇p.
+  /// Per cell (3 each): the force density the fluid gets for the step (N/m³):
+  /// the drive εG, the drag's reaction and the correction φ∇p that turns the
+  /// lattice's −∇p into −ε∇p.
   double* fluidForce = nullptr;
   /// Per cell, optional: Σ β × weight × held of the spheres in it (kg/s).
   double* heldDrag = nullptr;
@@ -169,16 +182,30 @@ struct ExchangeReport {
   double maxReynolds = 0;
   /// Largest drag coefficient over mass, 1/s (the stiffest particle response).
   double maxDragRate = 0;
-  /// Largest drag coefficient per fluid mass in a cell, 1/s: Σ β / (ε ρ V_cell).
+  /// Largest drag coefficient per fluid mass in a cell, 1/s: Σ β / (ε ρ V_cell)
+  /// (the drag is implicit for the fluid: any value is stable).
   double maxFluidDragRate = 0;
   /// Σ V v over the spheres (m⁴/s): their volume flux times the box volume.
   double volumeFlux[3] = {0, 0, 0};
+  /// The drive −∇p (Pa/m) of this step: the one given, or the one chosen to
+  /// hold the flux.
+  double drive[3] = {0, 0, 0};
 };
 
 /// The exchange for the fluid state given per cell: `epsilon` (capped void
 /// fraction the fluid uses), `solid` (uncapped solid fraction), `velocity`
 /// (3 per cell: superficial velocity, m/s), `pressureGradient` (3 per cell,
 /// Pa/m), and the spheres' masses (kg, per sphere) for the report.
+///
+/// The drag is semi-implicit: each sphere's coefficient β, its own velocity
+/// and the self-correction come from the state now; the fluid velocity in the
+/// drag is the one the lattice takes in this step (its momentum m plus half
+/// the step's force, Guo's forcing), which each cell solves for: u = m +
+/// Δt(S + ε G − D u)/2ρ, D = Σ w β/(ε̄ V_cell) over the spheres in it, S the
+/// rest of its force. Each sphere's drag is β (Σ w u/ε̄ − v): equal and
+/// opposite, and the momentum of a cell relaxes without growing however stiff
+/// the drag (by (1 − h)/(1 + h) per step, h = Δt D/2ρ, as the Darcy drag of
+/// Guo & Zhao 2002).
 ExchangeReport exchange(const Grid& grid, const Spheres& spheres, const double* masses, const double* epsilon,
                         const double* solid, const double* velocity, const double* pressureGradient,
                         const ExchangeParameters& parameters, const ExchangeOutput& out,

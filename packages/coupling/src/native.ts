@@ -8,6 +8,8 @@ export interface ExchangeReport {
   readonly maxDragRate: number;
   readonly maxFluidDragRate: number;
   readonly minVoidFraction: number;
+  /** The drive −∇p (Pa/m) of the step: the one given, or the one that holds the flux. */
+  readonly drive: [number, number, number];
   readonly maxSolidFraction: number;
   readonly cappedCells: number;
   /** Σ V v / box volume (m/s): the spheres' share of the volume flux. */
@@ -42,13 +44,17 @@ export interface NativeCoupler {
     pressureScale: number;
     forceScale: number;
     drive: number[];
+    /** Hold the mixture's volume flux (m/s) at this after the step, choosing the drive. */
+    flux?: number[];
     gravity: number[];
+    latticeBodyForce: readonly number[];
     externalForces: Float64Array;
     latticeForce: Float64Array;
     latticePorosity: Float64Array;
     maxDragRate: number;
-    maxFluidDragRate: number;
   }): ExchangeReport;
+  /** Puts back what the last exchange wrote into these arrays and its own drag state. */
+  undo(latticeForce: Float64Array, latticePorosity: Float64Array): void;
 }
 
 /** @internal The exports of the coupling addon. */

@@ -77,8 +77,12 @@ export interface TimestepReport {
     readonly mach: number;
     /** 0.2 × the fastest sphere response m/β. */
     readonly particleDrag: number;
-    /** 0.5 × the fastest fluid response ερV/Σβ (explicit drag on the fluid). */
-    readonly fluidDrag: number;
+    /**
+     * The lattice's pressure: the drag of every sphere at the densest cell's void fraction and
+     * the reference speed, over the smallest cross-section of the box, changes the lattice
+     * density by at most 0.1 (the drag on the fluid is implicit: not a limit of its own).
+     */
+    readonly pressure: number;
   };
   /** The speed (m/s) the Mach limit was set for: the drive's superficial velocity or the largest sphere's terminal velocity. */
   readonly referenceSpeed: number;
@@ -156,7 +160,7 @@ export class CoupledSimulation implements Disposable {
   readonly #scales: { velocityScale: number; pressureScale: number; forceScale: number };
   #superficial: [number, number, number] | undefined;
   #drive: [number, number, number];
-  readonly #limits: { particle: number; fluid: number };
+  readonly #limits: { particle: number };
   #arrays: CouplerArrays | undefined;
   #generation = -1;
   #time = 0;
@@ -168,7 +172,6 @@ export class CoupledSimulation implements Disposable {
   // The spheres' masses, 0 for fixed ones (no response to limit), for as many spheres as counted.
   #masses: Float64Array = new Float64Array(0);
   // Mean lattice force (εG + f) of the last fluid step, for the drive's controller.
-  readonly #lastMeanForce = new Float64Array(3);
 
   constructor(options: CoupledSimulationOptions) {
     couplingModule.assertLive('CoupledSimulation');
@@ -229,7 +232,7 @@ export class CoupledSimulation implements Disposable {
     const fixed = particles.fixed;
     let rMax = 0;
     let fastestParticle = 0;
-    let fastestFluid = 0;
+    let totalDrag = 0; // N
     let terminal = 0;
     const gravity = particles.gravity;
     const g = Math.hypot(...gravity);
@@ -272,26 +275,39 @@ export class CoupledSimulation implements Disposable {
     // checks the state it sees against the same limits.
     const densest = Math.max(minVoidFraction, coupler.densestCell(particles.positions, radii));
     const slip = referenceSpeed / densest;
+    // The drag the fluid carries: a fixed sphere's at the drive's superficial velocity through the
+    // densest cell; a free one's its buoyant weight (settling or fluidized; without gravity as if
+    // it were fixed).
+    const through = (superficial ? Math.hypot(...superficial) : 0) / densest;
     for (let i = 0; i < radii.length; i++) {
       const r = radii[i] as number;
       const beta = native.dragCoefficient(drag, densest, 2 * r, slip, mu, rho);
+      const held = native.dragCoefficient(drag, densest, 2 * r, through, mu, rho) * through;
+      const weight = Math.abs((masses[i] as number) - rho * volume(r)) * g;
+      totalDrag += fixed[i] !== 0 || g === 0 ? held : weight;
       if (fixed[i] === 0) fastestParticle = Math.max(fastestParticle, beta / (masses[i] as number));
-      fastestFluid = Math.max(fastestFluid, ((1 - densest) * beta) / (densest * rho * volume(r)));
     }
     try {
       const limits = {
         viscous: (cellSize * cellSize) / (6 * nu),
         mach: (0.1 * cellSize) / referenceSpeed,
         particleDrag: fastestParticle > 0 ? 0.2 / fastestParticle : Number.POSITIVE_INFINITY,
-        fluidDrag: 0.5 / fastestFluid,
+        pressure: Number.POSITIVE_INFINITY,
       };
+      // δρ = 3 Δp Δt²/(ρ Δx²) ≤ 0.1 (lattice units: c_s² = 1/3), Δp the whole drag over the
+      // smallest cross-section (a pressure gradient given is checked against the step chosen,
+      // below).
+      const [x, y, z] = shape.map((n) => n * cellSize) as [number, number, number];
+      const section = Math.min(y * z, x * z, x * y);
+      const drop = totalDrag / section;
+      if (drop > 0) limits.pressure = cellSize * Math.sqrt((0.1 * rho) / (3 * drop));
       const demTimestep = particles.timestep;
-      const limit = Math.min(limits.viscous, limits.mach, limits.particleDrag, limits.fluidDrag);
+      const limit = Math.min(limits.viscous, limits.mach, limits.particleDrag, limits.pressure);
       if (demTimestep > limit) {
         fail(
           'range',
           'particles',
-          `its time step ${demTimestep} s is above the coupling's stability limit ${limit} s (viscous ${limits.viscous}, Mach ${limits.mach}, particle drag ${limits.particleDrag}, fluid drag ${limits.fluidDrag}): give the Simulation a smaller timestep`,
+          `its time step ${demTimestep} s is above the coupling's stability limit ${limit} s (viscous ${limits.viscous}, Mach ${limits.mach}, particle drag ${limits.particleDrag}, pressure ${limits.pressure}): give the Simulation a smaller timestep`,
         );
       }
       const substeps = substepsAsked ?? Math.max(1, Math.floor(limit / demTimestep));
@@ -300,7 +316,7 @@ export class CoupledSimulation implements Disposable {
         fail(
           'range',
           'dem.substeps',
-          `${substepsAsked} dem steps of ${demTimestep} s make a fluid step of ${timestep} s, above the stability limit ${limit} s (viscous ${limits.viscous}, Mach ${limits.mach}, particle drag ${limits.particleDrag}, fluid drag ${limits.fluidDrag})`,
+          `${substepsAsked} dem steps of ${demTimestep} s make a fluid step of ${timestep} s, above the stability limit ${limit} s (viscous ${limits.viscous}, Mach ${limits.mach}, particle drag ${limits.particleDrag}, pressure ${limits.pressure})`,
         );
       }
       const latticeViscosity = (nu * timestep) / (cellSize * cellSize);
@@ -325,7 +341,7 @@ export class CoupledSimulation implements Disposable {
       pressureScale: rho * (cellSize / timestep) ** 2,
       forceScale: (rho * cellSize) / (timestep * timestep),
     };
-    this.#limits = { particle: 0.5 / timestep, fluid: 1 / timestep };
+    this.#limits = { particle: 0.5 / timestep };
     this.#particles = particles;
     this.#lattice = lattice;
     this.#coupler = coupler;
@@ -650,29 +666,27 @@ export class CoupledSimulation implements Disposable {
       latticeDensity: lattice.density as Float64Array,
       ...this.#scales,
       drive: this.#drive,
+      ...(this.#superficial === undefined ? {} : { flux: this.#superficial }),
       gravity: this.#gravity,
+      latticeBodyForce: lattice.bodyForce,
       externalForces,
       latticeForce: lattice.force,
       latticePorosity: lattice.porosity,
       maxDragRate: this.#limits.particle,
-      maxFluidDragRate: this.#limits.fluid,
     });
-    // The drive's controller state, restored if the particles' step fails: the spheres step first
-    // (both steps use only what this exchange computed, so their order does not change the
-    // result), and a dem step that throws leaves the dem simulation and the fluid as they were.
-    const kept = { last: this.#last, drive: [...this.#drive], lastMeanForce: [...this.#lastMeanForce] };
-    const bodyForce = lattice.bodyForce;
+    // The spheres step first (both steps use only what this exchange computed, so their order does
+    // not change the result): a dem step that throws leaves the dem simulation, the fluid and the
+    // drive as they were.
+    const kept = { last: this.#last, drive: this.#drive };
     this.#last = report;
-    if (this.#superficial !== undefined) this.#control(lattice);
-    lattice.bodyForce = this.#drive.map((x) => x / this.#scales.forceScale) as [number, number, number];
+    this.#drive = [...report.drive] as [number, number, number];
     const exchanged = performance.now();
     try {
       particles.step(this.#timestep.substeps);
     } catch (error) {
       this.#last = kept.last;
-      this.#drive = kept.drive as [number, number, number];
-      this.#lastMeanForce.set(kept.lastMeanForce);
-      lattice.bodyForce = bodyForce;
+      this.#drive = kept.drive;
+      this.#coupler.undo(lattice.force, lattice.porosity);
       throw error;
     }
     const stepped = performance.now();
@@ -685,39 +699,6 @@ export class CoupledSimulation implements Disposable {
     this.#timings.fluid += (end - stepped) / 1000;
     this.#time += this.#timestep.timestep;
     this.#stepCount++;
-  }
-
-  // The body force that brings the mean superficial momentum to the one asked for in one step:
-  // ε̄ G = (U − j̄) − f̄ in lattice units (ρ = 1, Δt = 1), j̄ = ū − F̄/2 the momentum without the half
-  // force the reported velocity holds (F̄ the mean force of the last step). Steering ū itself
-  // instead would oscillate with period 2.
-  #control(lattice: Lattice): void {
-    const target = this.#superficial as [number, number, number];
-    const u = lattice.velocity;
-    const f = lattice.force;
-    const eps = lattice.porosity;
-    const cells = eps.length;
-    const mean = new Float64Array(3);
-    const force = new Float64Array(3);
-    let epsMean = 0;
-    for (let c = 0; c < cells; c++) {
-      epsMean += eps[c] as number;
-      for (let a = 0; a < 3; a++) {
-        mean[a] = (mean[a] as number) + (u[3 * c + a] as number);
-        force[a] = (force[a] as number) + (f[3 * c + a] as number);
-      }
-    }
-    epsMean /= cells;
-    for (let a = 0; a < 3; a++) {
-      // The drive holds the volume flux of the mixture: the fluid's superficial velocity plus the
-      // spheres' volume flux (zero in a closed container; the inlet velocity of a bed at rest).
-      const particleFlux = this.#last?.particleVolumeFlux[a] ?? 0;
-      const want = ((target[a] as number) - particleFlux) / this.#scales.velocityScale;
-      const momentum = (mean[a] as number) / cells - 0.5 * (this.#lastMeanForce[a] as number);
-      const g = (want - momentum - (force[a] as number) / cells) / epsMean;
-      this.#drive[a] = g * this.#scales.forceScale;
-      this.#lastMeanForce[a] = epsMean * g + (force[a] as number) / cells;
-    }
   }
 }
 

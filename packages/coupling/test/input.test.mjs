@@ -114,6 +114,26 @@ describe('bad input', () => {
     slow.release();
   });
 
+  it('a coupled step whose dem step throws leaves the fluid, the drive and the drag as they were', async () => {
+    const { particles: p, sim } = suspension({ fluid: { drive: { superficialVelocity: [0, 0, 1e-3] } } });
+    sim.step(5);
+    const before = { fluid: sim.momentum().fluid, drive: sim.drive, drag: [...sim.dragForces] };
+    // The spheres are busy in a run of their own: dem refuses the step, after the exchange.
+    const controller = new AbortController();
+    const busy = p.run({ steps: 1e9, signal: controller.signal });
+    assert.throws(() => sim.step(1));
+    controller.abort();
+    await assert.rejects(busy);
+    // momentum() reads the lattice's force array: the exchange's was taken back.
+    assert.deepEqual(sim.momentum().fluid, before.fluid);
+    assert.deepEqual(sim.drive, before.drive);
+    assert.deepEqual([...sim.dragForces], before.drag);
+    sim.step(5);
+    assert.ok(Math.abs(sim.step(0).superficialVelocity[2] / 1e-3 - 1) < 0.05);
+    sim.release();
+    p.release();
+  });
+
   it('setDrive: a bad drive or one faster than the fluid step was chosen for changes nothing', () => {
     const { particles: p, sim } = suspension({ fluid: { drive: { superficialVelocity: [0, 0, 1e-3] } } });
     assert.throws(() => sim.setDrive({}), named(TypeError, 'drive'));

@@ -11,10 +11,11 @@ namespace cp = peclet::coupling;
 
 void CouplerState::account() {
   std::size_t bytes = 0;
-  for (const auto* v :
-       {&solid,        &epsilon,        &velocity, &pressure,  &gradient,  &fluidForce,   &drag,         &total,
-        &positions,    &velocities,     &radii,    &masses,    &nextSolid, &nextEpsilon,  &nextVelocity, &nextPressure,
-        &nextGradient, &nextFluidForce, &nextDrag, &nextTotal, &heldDrag,  &nextHeldDrag, &contacts})
+  for (const auto* v : {&solid,        &epsilon,     &velocity,     &pressure,     &gradient,     &fluidForce,
+                        &drag,         &total,       &positions,    &velocities,   &radii,        &masses,
+                        &nextSolid,    &nextEpsilon, &nextVelocity, &nextPressure, &nextGradient, &nextFluidForce,
+                        &nextDrag,     &nextTotal,   &heldDrag,     &nextHeldDrag, &contacts,     &undoForce,
+                        &undoPorosity, &undoDrag,    &undoTotal,    &undoHeldDrag, &momentum})
     bytes += v->capacity() * sizeof(double);
   ledger.resize(bytes + footprints.capacity() * sizeof(peclet::coupling::Footprint));
 }
@@ -63,6 +64,7 @@ Napi::Function Coupler::Init(Napi::Env env) {
   members.push_back(Getter<&Coupler::Generation>("generation"));
   members.push_back(Method<&Coupler::Exchange>("exchange"));
   members.push_back(Method<&Coupler::DensestCell>("densestCell"));
+  members.push_back(Method<&Coupler::Undo>("undo"));
   return DefineClass(env, "CoupledSimulation", members);
 }
 
@@ -177,6 +179,11 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   cp::ExchangeParameters p = s.parameters;
   vector3(o, "drive", p.drivePressureGradient);
   vector3(o, "gravity", p.gravity);
+  double bodyForce[3];
+  vector3(o, "latticeBodyForce", bodyForce);
+  p.holdFlux = !o.Get("flux").IsUndefined();
+  if (p.holdFlux) vector3(o, "flux", p.flux);
+  p.timestep = s.grid.cell / velocityScale;
   // The drag of the last exchange, for the self-correction (none after the
   // sphere count changed: a first exchange for these spheres).
   p.previousDrag = s.drag.size() == 3 * n ? s.drag.data() : nullptr;
@@ -204,6 +211,17 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
     if (!std::isfinite(rho[c]) || !std::isfinite(u[3 * c]) || !std::isfinite(u[3 * c + 1]) ||
         !std::isfinite(u[3 * c + 2]))
       peclet::kernelRangeError("fluid", "the lattice holds a non-finite value in cell " + std::to_string(c));
+  }
+  // The fluid's momentum per cell: the reported velocity less the half of
+  // the last step's force (εG + f, lattice units) it holds, in m/s.
+  {
+    const double* f = latticeForce.Data();
+    const double* eps = latticePorosity.Data();
+    s.momentum.resize(3 * cells);
+    for (std::size_t c = 0; c < cells; c++)
+      for (int a = 0; a < 3; a++)
+        s.momentum[3 * c + a] = (u[3 * c + a] - 0.5 * (eps[c] * bodyForce[a] + f[3 * c + a])) * velocityScale;
+    p.momentum = s.momentum.data();
   }
 
   // Computed into scratch buffers, copied in at the end.
@@ -237,15 +255,17 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
       footprints.data());
   for (double f : total)
     if (!std::isfinite(f)) peclet::kernelRangeError("fluid", "the fluid force on a sphere is not finite");
-  // The explicit exchange holds the drag over a fluid step: refused when a
-  // sphere or a cell would respond faster than that.
-  const double particleLimit = number(o, "maxDragRate"), fluidLimit = number(o, "maxFluidDragRate");
-  if (report.maxDragRate > particleLimit || report.maxFluidDragRate > fluidLimit)
-    peclet::kernelRangeError("dem.substeps",
-                             "the fluid step is too long for the drag now (sphere response " +
-                                 std::to_string(1 / report.maxDragRate) + " s, fluid response " +
-                                 std::to_string(1 / report.maxFluidDragRate) +
-                                 " s; the step must stay below 0.5 and 1 of them): use fewer dem substeps");
+  for (double f : fluidForce)
+    if (!std::isfinite(f)) peclet::kernelRangeError("fluid", "the force on the fluid is not finite");
+  for (double g : report.drive)
+    if (!std::isfinite(g)) peclet::kernelRangeError("fluid", "the drive that holds the flux is not finite");
+  // The spheres hold their drag over a fluid step (explicit for them):
+  // refused when a sphere would respond faster than that.
+  const double particleLimit = number(o, "maxDragRate");
+  if (report.maxDragRate > particleLimit)
+    peclet::kernelRangeError("dem.substeps", "the fluid step is too long for the drag now (sphere response " +
+                                                 std::to_string(1 / report.maxDragRate) +
+                                                 " s; the step must stay below 0.5 of it): use fewer dem substeps");
 
   // Commit: the object's fields (in place, under the views JS holds; a new
   // sphere count reallocates, after detaching the views), then the arrays of
@@ -260,6 +280,9 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
     else
       to = from;
   };
+  s.undoDrag = s.drag, s.undoTotal = s.total, s.undoHeldDrag = s.heldDrag;
+  copy(latticeForce, s.undoForce);
+  copy(latticePorosity, s.undoPorosity);
   commit(s.solid, solid), commit(s.epsilon, epsilon), commit(s.velocity, velocity), commit(s.pressure, pressure);
   commit(s.gradient, gradient), commit(s.fluidForce, fluidForce), commit(s.drag, drag), commit(s.total, total);
   commit(s.heldDrag, heldDrag);
@@ -280,7 +303,32 @@ Napi::Value Coupler::Exchange(const Napi::CallbackInfo& info) {
   const double boxVolume = s.grid.cellVolume() * double(cells);
   for (std::uint32_t a = 0; a < 3; a++) flux.Set(a, report.volumeFlux[a] / boxVolume);
   r.Set("particleVolumeFlux", flux);
+  Napi::Array drive = Napi::Array::New(env, 3);
+  for (std::uint32_t a = 0; a < 3; a++) drive.Set(a, report.drive[a]);
+  r.Set("drive", drive);
   return r;
+}
+
+// undo(latticeForce, latticePorosity): puts back what the last exchange wrote
+// into the lattice's arrays and its own drag state (a coupled step whose dem
+// step threw). Once per exchange; the arrays must be the ones it wrote.
+Napi::Value Coupler::Undo(const Napi::CallbackInfo& info) {
+  CouplerState& s = *state_;
+  if (info.Length() < 2 || !peclet::isFloat64Array(info[0]) || !peclet::isFloat64Array(info[1]))
+    peclet::kernelTypeError("undo", "takes the lattice's force and porosity arrays");
+  Napi::Float64Array force = info[0].As<Napi::Float64Array>(), porosity = info[1].As<Napi::Float64Array>();
+  if (!s.undoForce.empty() && force.ElementLength() == s.undoForce.size() &&
+      porosity.ElementLength() == s.undoPorosity.size()) {
+    std::memcpy(force.Data(), s.undoForce.data(), s.undoForce.size() * sizeof(double));
+    std::memcpy(porosity.Data(), s.undoPorosity.data(), s.undoPorosity.size() * sizeof(double));
+  }
+  // A new sphere count reallocated the drag: the last one no longer fits.
+  if (s.undoDrag.size() == s.drag.size()) {
+    std::copy(s.undoDrag.begin(), s.undoDrag.end(), s.drag.begin());
+    s.total = s.undoTotal, s.heldDrag = s.undoHeldDrag;
+  }
+  s.undoForce.clear();
+  return info.Env().Undefined();
 }
 
 Napi::Value DragCoefficient(const Napi::CallbackInfo& info) {

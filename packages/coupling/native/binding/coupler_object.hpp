@@ -22,6 +22,9 @@ struct CouplerState {
   // Scratch of an exchange, reused from call to call (fresh memory is slow to touch).
   std::vector<double> nextSolid, nextEpsilon, nextVelocity, nextPressure, nextGradient, nextFluidForce, nextDrag,
       nextTotal, nextHeldDrag;
+  // What the last exchange overwrote, for undo(): the lattice's force and
+  // porosity arrays, and this object's drag, totals and held drag.
+  std::vector<double> undoForce, undoPorosity, undoDrag, undoTotal, undoHeldDrag, momentum;
   std::vector<peclet::coupling::Footprint> footprints;
   peclet::LedgerEntry ledger;
   void account();
@@ -41,6 +44,7 @@ class Coupler : public peclet::Object<Coupler> {
   Napi::Value Generation(const Napi::CallbackInfo& info);
   Napi::Value Exchange(const Napi::CallbackInfo& info);
   Napi::Value DensestCell(const Napi::CallbackInfo& info);
+  Napi::Value Undo(const Napi::CallbackInfo& info);
 
   std::shared_ptr<CouplerState> state_;
   double generation_ = 0;
