@@ -81,6 +81,42 @@ TEST(packing_fraction_cuts_spheres_exactly) {
   CHECK_NEAR(sphereBoxVolume({0, 0, 0}, 1.0, {0.3, -2, -2}, {2, 2, 2}), kPi * 0.7 * 0.7 * 2.3 / 3.0, 1e-14);
 }
 
+TEST(voxelize_samples_voxel_centres_with_periodic_images_on_any_worker_count) {
+  // A sphere straddling the periodic x face and one inside, on 10³ voxels
+  // of 0.1 from the origin: voxel (i, j, k) is solid when its centre
+  // (i + ½, j + ½, k + ½)/10 lies within a sphere or an image of one.
+  std::vector<std::uint8_t> first;
+  for (unsigned workers : {1u, 3u, 7u}) {
+    ThreadPool pool(2);
+    SimulationOptions options = linearOptions(1e4, 0.5, 0.5);
+    options.box = {{0, 0, 0}, {1, 1, 1}};
+    options.periodic = {true, false, false};
+    options.parallelFor = pool.function();
+    options.workers = workers;
+    Simulation simulation(options);
+    addSphere(simulation, {0.52, 0.48, 0.5}, 0.12, 1000);
+    addSphere(simulation, {0.03, 0.2, 0.8}, 0.09, 1000);
+    const std::size_t n[3] = {10, 10, 10};
+    std::vector<std::uint8_t> solid(1000, 7);
+    simulation.voxelize({0, 0, 0}, n, 0.1, solid.data());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < 10; i++)
+      for (std::size_t j = 0; j < 10; j++)
+        for (std::size_t k = 0; k < 10; k++) {
+          const double x = (i + 0.5) / 10, y = (j + 0.5) / 10, z = (k + 0.5) / 10;
+          auto inside = [&](double cx, double cy, double cz, double r) {
+            return (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r * r;
+          };
+          const bool expected = inside(0.52, 0.48, 0.5, 0.12) || inside(0.03, 0.2, 0.8, 0.09) ||
+                                inside(1.03, 0.2, 0.8, 0.09) || inside(-0.97, 0.2, 0.8, 0.09);
+          wrong += solid[(i * 10 + j) * 10 + k] != (expected ? 1 : 0);
+        }
+    CHECK(wrong == 0);
+    if (first.empty()) first = solid;
+    CHECK(solid == first);
+  }
+}
+
 TEST(contacts_and_coordination) {
   SimulationOptions options = linearOptions(1e4, 0.5, 0.5);
   options.box = {{0, 0, 0}, {1, 1, 1}};

@@ -170,6 +170,12 @@ class Simulation {
   /// volume. On periodic axes the images of spheres straddling the boundary
   /// are included.
   double packingFraction(const Vec3& min, const Vec3& max) const;
+  /// Rasterizes the spheres onto n[0] × n[1] × n[2] cubic voxels of edge
+  /// `voxel` from `min` (C order, the last index fastest): `solid` gets 1
+  /// where a voxel's centre lies inside a sphere (or, on periodic axes, one
+  /// of its images), else 0. Runs over slabs of the first axis in the
+  /// kernel's chunks; `solid` holds n[0]·n[1]·n[2] bytes.
+  void voxelize(const Vec3& min, const std::size_t n[3], double voxel, std::uint8_t* solid) const;
 
   /// Time step in use, contact time and stability limit.
   const TimestepReport& timestep() const { return timestep_; }

@@ -160,4 +160,79 @@ double Simulation::packingFraction(const Vec3& userMin, const Vec3& userMax) con
   return solid / boxVolume;
 }
 
+void Simulation::voxelize(const Vec3& userMin, const std::size_t n[3], double voxel, std::uint8_t* solid) const {
+  const std::size_t plane = n[1] * n[2];
+  Vec3 min;  // relative to box.min, as the kernel stores centres
+  for (int a = 0; a < 3; ++a) min[a] = userMin[a] - options_.box.min[a];
+  const Box& box = box_;
+  const std::size_t workers = std::max<std::size_t>(1, options_.workers);
+  // The voxel index range [lo, hi) whose centres min + (i + ½) h lie within
+  // [c − r, c + r] along an axis of n voxels (empty when lo ≥ hi).
+  auto range = [&](double c, double r, int a, std::int64_t& lo, std::int64_t& hi) {
+    const double first = std::ceil((c - r - min[a]) / voxel - 0.5);
+    const double last = std::floor((c + r - min[a]) / voxel - 0.5);
+    // Clamped in double before the conversion: a sphere far outside (or a
+    // voxel tiny beside the coordinates) gives values no integer holds.
+    lo = std::int64_t(std::clamp(first, 0.0, double(n[a])));
+    hi = std::int64_t(std::clamp(last + 1, 0.0, double(n[a])));
+  };
+  runParallel([&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t chunk = begin; chunk < end; ++chunk) {
+      // This chunk's slab of the first axis: no two chunks write one byte.
+      const std::int64_t slabLo = std::int64_t(chunk * n[0] / workers);
+      const std::int64_t slabHi = std::int64_t((chunk + 1) * n[0] / workers);
+      if (slabLo >= slabHi) continue;
+      std::fill(solid + slabLo * plane, solid + slabHi * plane, std::uint8_t(0));
+      for (std::size_t s = 0; s < count_; ++s) {
+        const double r = radius_[s];
+        Vec3 centre;
+        for (int a = 0; a < 3; ++a) {
+          centre[a] = x_[3 * s + a];
+          if (options_.periodic[a]) {
+            const double length = box.max[a] - box.min[a];
+            centre[a] -= length * std::floor((centre[a] - box.min[a]) / length);
+          }
+        }
+        int lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+          lo[a] = hi[a] = 0;
+          if (!options_.periodic[a]) continue;
+          if (centre[a] + r > box.max[a]) lo[a] = -1;
+          if (centre[a] - r < box.min[a]) hi[a] = 1;
+        }
+        for (int sx = lo[0]; sx <= hi[0]; ++sx) {
+          const double cx = centre[0] + sx * (box.max[0] - box.min[0]);
+          std::int64_t i0, i1;
+          range(cx, r, 0, i0, i1);
+          i0 = std::max(i0, slabLo), i1 = std::min(i1, slabHi);
+          if (i0 >= i1) continue;
+          for (int sy = lo[1]; sy <= hi[1]; ++sy) {
+            const double cy = centre[1] + sy * (box.max[1] - box.min[1]);
+            for (int sz = lo[2]; sz <= hi[2]; ++sz) {
+              const double cz = centre[2] + sz * (box.max[2] - box.min[2]);
+              for (std::int64_t i = i0; i < i1; ++i) {
+                const double dx = min[0] + (double(i) + 0.5) * voxel - cx;
+                const double rx = r * r - dx * dx;
+                if (rx < 0) continue;
+                std::int64_t j0, j1;
+                range(cy, std::sqrt(rx), 1, j0, j1);
+                for (std::int64_t j = j0; j < j1; ++j) {
+                  const double dy = min[1] + (double(j) + 0.5) * voxel - cy;
+                  const double ry = rx - dy * dy;
+                  if (ry < 0) continue;
+                  std::int64_t k0, k1;
+                  range(cz, std::sqrt(ry), 2, k0, k1);
+                  if (k0 >= k1) continue;
+                  std::uint8_t* row = solid + std::size_t(i) * plane + std::size_t(j) * n[2];
+                  std::fill(row + k0, row + k1, std::uint8_t(1));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 }  // namespace peclet::dem

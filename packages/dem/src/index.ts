@@ -36,6 +36,8 @@ export type {
   StepReport,
   TimestepReport,
   Vector3,
+  VoxelizedSpheres,
+  VoxelizeOptions,
 } from './types.js';
 
 /**

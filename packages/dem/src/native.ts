@@ -74,6 +74,7 @@ export interface NativeSimulation {
   contacts(): { pairs: Uint32Array; overlaps: Float64Array };
   coordinationNumber(): number;
   packingFraction(min: Float64Array, max: Float64Array): number;
+  voxelize(min: Float64Array, shape: Float64Array, voxelSize: number): Uint8Array;
   readonly timestepReport: NativeTimestep;
   readonly time: number;
   readonly stepCount: number;

@@ -221,3 +221,24 @@ export interface Contacts {
   /** M overlaps (m), positive. */
   readonly overlaps: Float64Array;
 }
+
+/** Options of {@link Simulation.voxelize}: `voxelSize` or `resolution`, not both. */
+export interface VoxelizeOptions {
+  /** Voxel edge (m). */
+  readonly voxelSize?: number;
+  /** Voxels across the smallest sphere diameter (default 20), when `voxelSize` is not given. */
+  readonly resolution?: number;
+  /** The box to cover (default the simulation's box), from its `min` corner. */
+  readonly region?: Box;
+}
+
+/** The spheres as voxels: a `@peclet/io` VoxelImage and where it starts. */
+export interface VoxelizedSpheres {
+  /** 1 solid, 0 pore; `solid[(i * n1 + j) * n2 + k]` is voxel (i, j, k), x first. */
+  readonly solid: Uint8Array;
+  readonly shape: [number, number, number];
+  /** Voxel edge (m). */
+  readonly voxelSize: number;
+  /** The corner of voxel (0, 0, 0) (m). */
+  readonly origin: [number, number, number];
+}

@@ -1,5 +1,5 @@
 // dem's targets: new Simulation, addSpheres, step, run, deposit, depositAsync, the getters,
-// the measurements, packingFraction, release, finalize, finalizeAsync (host only).
+// the measurements, packingFraction, voxelize, release, finalize, finalizeAsync (host only).
 
 import { Worker } from 'node:worker_threads';
 import { hashArray } from './check.mjs';
@@ -154,6 +154,26 @@ function state(dem, r, name) {
   return s;
 }
 const states = ['empty', 'gas', 'overlapping', 'coincident spheres'];
+
+// voxelize()'s options (the state's box is [0, 4]³, its spheres of radius 0.1 or 0.4).
+const voxelOptions = {
+  'default (20 per diameter)': { make: () => ({}), fromSpheres: true },
+  'resolution 4': { make: () => ({ resolution: 4 }), fromSpheres: true },
+  'resolution 1e4': { make: () => ({ resolution: 1e4 }), fromSpheres: true, bad: true },
+  'resolution 0.5': { make: () => ({ resolution: 0.5 }), bad: true },
+  'resolution NaN': { make: () => ({ resolution: Number.NaN }), bad: true },
+  "resolution '20'": { make: () => ({ resolution: '20' }), bad: true },
+  'voxelSize 0.1': { make: () => ({ voxelSize: 0.1 }) },
+  'voxelSize 0.5': { make: () => ({ voxelSize: 0.5 }) },
+  'voxelSize 1e3': { make: () => ({ voxelSize: 1e3 }) },
+  'voxelSize 1e-4 (6.4e13 voxels)': { make: () => ({ voxelSize: 1e-4 }), bad: true },
+  'voxelSize 5e-324': { make: () => ({ voxelSize: 5e-324 }), bad: true },
+  'voxelSize 0': { make: () => ({ voxelSize: 0 }), bad: true },
+  'voxelSize -0.1': { make: () => ({ voxelSize: -0.1 }), bad: true },
+  'voxelSize Infinity': { make: () => ({ voxelSize: Number.POSITIVE_INFINITY }), bad: true },
+  both: { make: () => ({ voxelSize: 0.1, resolution: 4 }), bad: true },
+  'a number': { make: () => 0.1, bad: true },
+};
 
 function checkFinite(h, s, label) {
   if (s.released) return;
@@ -720,6 +740,43 @@ export const demTargets = {
         if (whole.ok && Math.abs(whole.value - expected) > 1e-9 * expected)
           h.problem(`packingFraction of the whole box ${whole.value}, expected ${expected}`);
       }
+    },
+  },
+
+  'dem.voxelize': {
+    build: (r) => ({
+      option: r.pick(Object.keys(voxelOptions)),
+      region: r.pick(['none', 'none', ...Object.keys(boxes)]),
+      start: r.pick(['gas', 'empty', 'overlapping']),
+    }),
+    async exec(plan, h, { dem, r }) {
+      const s = state(dem, r, plan.start);
+      const entry = voxelOptions[plan.option];
+      const region = plan.region === 'none' ? undefined : boxes[plan.region];
+      const result = await h.call(
+        `voxelize(${plan.option}, region ${plan.region}) (${plan.start})`,
+        () => {
+          const options = entry.make();
+          return s.voxelize(region && typeof options === 'object' ? { ...options, region: region.make() } : options);
+        },
+        {
+          digest: () => digestSimulation(s),
+          bad:
+            entry.bad ||
+            (region?.bad && typeof entry.make() === 'object') ||
+            (plan.start === 'empty' && entry.fromSpheres),
+        },
+      );
+      if (!result.ok) return;
+      const { solid, shape, voxelSize } = result.value;
+      if (!(solid instanceof Uint8Array)) return h.problem('voxelize: solid is not a Uint8Array');
+      if (shape.length !== 3 || shape.some((n) => !(Number.isSafeInteger(n) && n >= 1)))
+        return h.problem(`voxelize: shape ${shape}`);
+      if (solid.length !== shape[0] * shape[1] * shape[2])
+        h.problem(`voxelize: ${solid.length} voxels for shape ${shape}`);
+      if (!(voxelSize > 0 && Number.isFinite(voxelSize))) h.problem(`voxelize: voxelSize ${voxelSize}`);
+      if (solid.some((x) => x > 1)) h.problem('voxelize: a voxel is neither 0 nor 1');
+      if (plan.start === 'empty' && solid.some((x) => x !== 0)) h.problem('voxelize: solid voxels without spheres');
     },
   },
 

@@ -1,6 +1,7 @@
 #include "simulation_object.hpp"
 
 #include <cmath>
+#include <peclet/kernel_error.hpp>
 #include <peclet/memory.hpp>
 #include <peclet/runtime.hpp>
 #include <string>
@@ -175,6 +176,7 @@ Napi::Function Simulation::Init(Napi::Env env) {
   members.push_back(Method<&Simulation::Contacts>("contacts"));
   members.push_back(Method<&Simulation::CoordinationNumber>("coordinationNumber"));
   members.push_back(Method<&Simulation::PackingFraction>("packingFraction"));
+  members.push_back(Method<&Simulation::Voxelize>("voxelize"));
   members.push_back(Getter<&Simulation::Timestep>("timestepReport"));
   members.push_back(Getter<&Simulation::Time>("time"));
   members.push_back(Getter<&Simulation::StepCount>("stepCount"));
@@ -431,6 +433,32 @@ Napi::Value Simulation::PackingFraction(const Napi::CallbackInfo& info) {
     throw Napi::TypeError::New(env, "packingFraction: min and max must be [x, y, z]");
   dem::Vec3 a, b;
   return Napi::Number::New(env, state_->kernel->packingFraction(vec(min.data(), a), vec(max.data(), b)));
+}
+
+// voxelize(min, shape, voxelSize) → Uint8Array of shape[0]·shape[1]·shape[2]
+// bytes (1 solid, 0 pore), as checked by the TypeScript layer.
+Napi::Value Simulation::Voxelize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, "voxelize");
+  const Float64Copy min = float64(env, info[0], "region", false), shape = float64(env, info[1], "shape", false);
+  if (min.length() != 3 || shape.length() != 3)
+    throw Napi::TypeError::New(env, "voxelize: region.min and shape must be [x, y, z]");
+  std::size_t n[3];
+  double voxels = 1;
+  for (int a = 0; a < 3; a++) {
+    const double x = shape.data()[a];
+    if (!(x >= 1 && x <= 1e9 && x == std::floor(x))) peclet::kernelRangeError("shape", "must be whole numbers >= 1", a);
+    n[a] = std::size_t(x);
+    voxels *= x;
+  }
+  const double voxel = info[2].IsNumber() ? info[2].As<Napi::Number>().DoubleValue() : std::nan("");
+  if (!(voxel > 0 && std::isfinite(voxel))) peclet::kernelRangeError("voxelSize", "must be a positive number");
+  if (voxels > 4e9) peclet::kernelRangeError("voxelSize", "makes more than 4e9 voxels");
+  peclet::ensureAllocatable("voxelSize", "an image of " + std::to_string(std::uint64_t(voxels)) + " voxels", voxels);
+  Napi::Uint8Array solid = Napi::Uint8Array::New(env, std::size_t(voxels));
+  dem::Vec3 origin;
+  state_->kernel->voxelize(vec(min.data(), origin), n, voxel, solid.Data());
+  return solid;
 }
 
 Napi::Value Simulation::Timestep(const Napi::CallbackInfo& info) {

@@ -74,6 +74,7 @@ class Simulation : public peclet::Object<Simulation> {
   Napi::Value Contacts(const Napi::CallbackInfo& info);
   Napi::Value CoordinationNumber(const Napi::CallbackInfo& info);
   Napi::Value PackingFraction(const Napi::CallbackInfo& info);
+  Napi::Value Voxelize(const Napi::CallbackInfo& info);
   Napi::Value Timestep(const Napi::CallbackInfo& info);
   Napi::Value Time(const Napi::CallbackInfo& info);
   Napi::Value StepCount(const Napi::CallbackInfo& info);
