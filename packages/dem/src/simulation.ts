@@ -584,7 +584,8 @@ export class Simulation implements Disposable {
     }
     const shape = [0, 1, 2].map((a) => {
       const width = (region.max[a] as number) - (region.min[a] as number);
-      return Math.max(1, Math.floor(width / voxelSize + 1e-9));
+      // Whole voxels, a width that is a multiple of the voxel up to round-off counting as one.
+      return Math.max(1, Math.floor((width / voxelSize) * (1 + 1e-9)));
     }) as [number, number, number];
     if (shape[0] * shape[1] * shape[2] > 4e9)
       fail(

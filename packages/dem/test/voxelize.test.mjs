@@ -101,6 +101,9 @@ describe('voxelize', () => {
     assert.throws(() => s.voxelize({ voxelSize: 1e-6 }), named(RangeError, 'voxelSize'));
     assert.throws(() => s.voxelize({ region: { min: [0, 0, 0], max: [0, 1, 1] } }), named(RangeError, 'region'));
     assert.equal(count(s.voxelize({ voxelSize: 0.2 }).solid), 1);
+    // A width that is a whole number of voxels up to round-off (0.3/0.1 = 2.9999999999999996).
+    assert.deepEqual(s.voxelize({ voxelSize: 0.1, region: { min: [0, 0, 0], max: [0.3, 0.3, 0.7] } }).shape, [3, 3, 7]);
+    assert.deepEqual(s.voxelize({ voxelSize: 0.3 }).shape, [3, 3, 3]);
     s.release();
     assert.throws(
       () => s.voxelize({ voxelSize: 0.1 }),
