@@ -31,6 +31,7 @@ for (const name of plan.modules) {
   } else if (name === 'voro') api.voro = await import('@peclet/voro');
   else if (name === 'dem') api.dem = await import('@peclet/dem');
   else if (name === 'flow') api.flow = await import('@peclet/flow');
+  else if (name === 'pnm') api.pnm = await import('@peclet/pnm');
   else api.coupling = await import('@peclet/coupling');
 }
 
@@ -58,7 +59,7 @@ function image(n, salt) {
  * made over `over`, the entry of a dem Simulation of the program, or over spheres of its own
  * (a `using` block), released with it.
  */
-function make(module, size, salt, { over, substeps = 1 } = {}) {
+function make(module, size, salt, { over, from, substeps = 1 } = {}) {
   let object;
   let array;
   let length;
@@ -95,9 +96,25 @@ function make(module, size, salt, { over, substeps = 1 } = {}) {
       array = () => object.values;
     }
   } else if (module === 'voro') {
-    length = 20 * size;
-    object = api.voro.tessellate(points(length, salt), { box, periodic: size % 2 === 0 });
+    if (from === undefined) {
+      length = 20 * size;
+      object = api.voro.tessellate(points(length, salt), { box, periodic: size % 2 === 0 });
+    } else {
+      // The spheres of a dem Simulation of the program, weighted by their radii.
+      const spheres = from.object;
+      length = spheres.sphereCount;
+      object = api.voro.tessellate(Float64Array.from(spheres.positions), {
+        box,
+        radii: Float64Array.from(spheres.radii),
+      });
+    }
     array = () => object.volumes;
+  } else if (module === 'pnm') {
+    // A pore network of a porous image, or of a dem Simulation's spheres voxelized.
+    const voxels = from === undefined ? image(4 + 2 * size, salt) : from.object.voxelize({ resolution: 4 });
+    object = api.pnm.extract(voxels, { boundaries: ['x'] });
+    length = object.poreCount;
+    array = () => object.pores.volume;
   } else if (module === 'flow') {
     // size 1..4: a lattice of 4·size × 4 × 4 voxels, fully periodic or with walls.
     object = new api.flow.Lattice({
@@ -119,7 +136,7 @@ function make(module, size, salt, { over, substeps = 1 } = {}) {
     length = 3 * size;
     array = () => object.positions;
   }
-  const names = { dem: 'Simulation', flow: 'Lattice', coupling: 'CoupledSimulation' };
+  const names = { dem: 'Simulation', flow: 'Lattice', pnm: 'Network', coupling: 'CoupledSimulation' };
   const name = names[module] ?? object.constructor.name;
   console.log(`created ${module} ${name}#${object.id} ${env} native`);
   return { module, object, label: `${name}#${object.id}`, array, length, released: false, over, own };
@@ -168,6 +185,10 @@ function use(entry) {
       const total = object.volumes.reduce((a, b) => a + b, 0);
       return Math.abs(total - 1) < 1e-6 && object.cell(0).vertices.length > 0;
     }
+    if (module === 'pnm') {
+      const stats = object.statistics();
+      return object.pores.volume.length === entry.length && stats.porosity > 0 && stats.porosity <= 1;
+    }
     if (module === 'flow') {
       const before = object.stepCount;
       return object.step(3).steps === 3 && object.stepCount === before + 3 && object.velocity.length === entry.length;
@@ -193,6 +214,10 @@ const settle = (promise, entry, expectAbort) =>
     (made) => {
       if (entry.module === 'voro') {
         console.log(`created voro Tessellation#${made.id} ${env} native`);
+        kept.push(made);
+      }
+      if (entry.module === 'pnm') {
+        console.log(`created pnm Network#${made.id} ${env} native`);
         kept.push(made);
       }
       // permeability() hands back the lattice it ran on.
@@ -228,6 +253,7 @@ function startWork(entry, { long, signal }) {
     return handle.promise;
   }
   if (module === 'voro') return api.voro.tessellateAsync(points(long ? 100_000 : 100, salt++), { box, signal });
+  if (module === 'pnm') return api.pnm.extractAsync(image(long ? 96 : 8, salt++), { signal });
   if (module === 'flow') {
     // A stale lattice must refuse its run; permeability() (on even salts) makes a lattice of its own.
     if (stale(entry) || salt++ % 2 === 1) return object.run({ maxSteps: long ? 1e9 : 10, tolerance: 0, signal });
@@ -298,10 +324,17 @@ const workers = [];
 async function runOp(op) {
   switch (op.op) {
     case 'create': {
-      // A coupled simulation over a dem slot that was dropped or never made is not made.
+      // A coupled simulation over a dem slot that was dropped or never made is not made; nor is a
+      // tessellation or a network of a dem slot that is gone, stale or computing.
       const over = op.module === 'coupling' ? slots[op.over] : undefined;
-      const options = { over, substeps: op.substeps };
-      if (!idle(op.module) || (op.module === 'coupling' && over === undefined)) slots.push(undefined);
+      const from = op.from === undefined ? undefined : slots[op.from];
+      const options = { over, from, substeps: op.substeps };
+      if (
+        !idle(op.module) ||
+        (op.module === 'coupling' && over === undefined) ||
+        (op.from !== undefined && (from === undefined || stale(from) || !idle('dem')))
+      )
+        slots.push(undefined);
       else if (gone(op.module) || over?.released) {
         expectReleasedError(() => make(op.module, op.size, salt++, options), `create ${op.module} after finalize`);
         slots.push(undefined);

@@ -10,7 +10,7 @@
 
 import { random } from '@peclet/test-harness';
 
-export const allModules = ['alpha', 'voro', 'dem', 'flow', 'coupling'];
+export const allModules = ['alpha', 'voro', 'dem', 'flow', 'pnm', 'coupling'];
 
 /** mulberry32 (test/harness): small, fast, good enough for choosing operations. */
 export { random };
@@ -49,6 +49,11 @@ export function program(seed, { worker = false } = {}) {
         over = slots.length - 1;
       } else over = r.pick(dems);
       ops.push({ op: 'create', module, size: r.int(1, 4), over, substeps: r.int(1, 3) });
+    } else if ((module === 'voro' || module === 'pnm') && slots.includes('dem') && r.chance(0.4)) {
+      // The pipeline's hand-offs: a tessellation of a dem Simulation's spheres, a pore network of
+      // its voxels (both copies: the new object holds nothing of dem's).
+      const dems = slots.flatMap((m, slot) => (m === 'dem' ? [slot] : []));
+      ops.push({ op: 'create', module, size: r.int(1, 4), from: r.pick(dems) });
     } else ops.push({ op: 'create', module, size: r.int(1, 4) });
     slots.push(module);
   };
