@@ -11,6 +11,8 @@
 //   workerMayNotRun        the worker's end races the process's: its finalize
 //                          (with `worker` as reason) and listener are optional
 
+import { random } from '@peclet/test-harness';
+
 /** What the scenario's main thread does on each path (scenario/scenario.mjs implements them). */
 export const pathDescriptions = {
   natural: 'main ends naturally (short work awaited, long work aborted)',
@@ -162,48 +164,32 @@ export function permutations(list) {
 }
 
 /**
- * The explicit finalize orders of the main table: every order of the loaded
- * modules while there are at most three; with more, every order of all but
- * the first (the solvers), with the first (the kernel's test addon) at each
- * place in turn — first, second, third, last, first, ... — so that every
- * solver is finalized before and after every other module, and the test
- * addon at every place, in (n-1)! runs instead of n!.
+ * The explicit finalize orders of the main table: every order of the solvers (all but the first
+ * module, the kernel's test addon), with the test addon at each place in turn — first, second,
+ * ..., last, first, ... — so that every solver is finalized before and after every other module,
+ * and the test addon at every place, in (n−1)! rows instead of n!: 120 for five solvers.
  */
-export function finalizeOrders(modules) {
-  if (modules.length <= 3) return permutations(modules);
+export function allFinalizeOrders(modules) {
   const [first, ...rest] = modules;
-  const orders = rest.length > 3 ? sampledOrders(rest) : permutations(rest);
-  return orders.map((order, i) => {
+  return permutations(rest).map((order, i) => {
     const at = i % modules.length;
     return [...order.slice(0, at), first, ...order.slice(at)];
   });
 }
 
 /**
- * Six orders of four or more solvers (all 24 orders of four would be 24 rows per
- * runtime, 120 of five): rotations of the list and of its reverse, alternately,
- * each the one that puts the most solvers not yet first or last there, so that
- * every solver is finalized first and last at least once and every pair in both
- * relative orders. For four solvers: the rotations by 0, 1 and 2 of each.
+ * A stratified sample of finalize orders: one per solver finalized first (the test addon
+ * `skip` aside), drawn with `seed` (mulberry32), in the order the strata first appear.
  */
-export function sampledOrders(solvers) {
-  const rotate = (list, by) => [...list.slice(by), ...list.slice(0, by)];
-  const reversed = [...solvers].reverse();
-  const lists = [solvers, reversed];
-  const firsts = new Set();
-  const lasts = new Set();
-  const orders = [];
-  for (let i = 0; i < 6; i++) {
-    const list = lists[i % 2];
-    const candidates = list.map((_, by) => rotate(list, by)).filter((o) => !orders.some((p) => `${p}` === `${o}`));
-    const gain = (o) => (firsts.has(o[0]) ? 0 : 1) + (lasts.has(o.at(-1)) ? 0 : 1);
-    // The first candidate of the largest gain: deterministic, the plain list first.
-    const best = candidates.reduce((a, b) => (gain(b) > gain(a) ? b : a));
-    firsts.add(best[0]);
-    lasts.add(best.at(-1));
-    orders.push(best);
+export function stratifiedOrders(orders, seed, skip = 'alpha') {
+  const r = random(seed);
+  const strata = new Map();
+  for (const order of orders) {
+    const key = order.find((m) => m !== skip);
+    if (!strata.has(key)) strata.set(key, []);
+    strata.get(key).push(order);
   }
-  return orders;
+  return [...strata.values()].map((list) => r.pick(list));
 }
 
 /** The module name in the trace for a module of a subset (`dem-webgpu` traces as `dem`). */

@@ -25,6 +25,7 @@ function rowLabel(row) {
 }
 
 const passed = (r) => r !== undefined && r.problems.length === 0;
+const finalizeRowsOf = (rows) => rows.filter((row) => row.startsWith('finalize:'));
 
 function cellText(r, runtimeKind) {
   if (r === undefined) return '— (Node 20 only)';
@@ -37,7 +38,26 @@ function cellText(r, runtimeKind) {
 
 const kindOf = (column) => (column.startsWith('node') || column === 'valgrind' ? 'node' : column);
 
-export function renderResults({ rows, columns, cells, results, versions, labels, webgpu, subsetPaths }) {
+/** The finalize rows of a column, as one cell: how many orders ran there and how many failed. */
+function ordersText(column, rows, byKey) {
+  const ran = rows.map((row) => byKey(`${column} | ${row}`)).filter((r) => r !== undefined);
+  if (ran.length === 0) return '—';
+  const failed = ran.filter((r) => !passed(r)).length;
+  return failed === 0 ? `pass (${ran.length} orders)` : `**FAIL** (${failed} of ${ran.length} orders)`;
+}
+
+export function renderResults({
+  rows,
+  columns,
+  cells,
+  results,
+  versions,
+  labels,
+  webgpu,
+  subsetPaths,
+  orderSeed,
+  sampledRows,
+}) {
   const byKey = (key) => results.get(key);
   const node20 = bare(versions.node20);
   const lines = [];
@@ -52,13 +72,24 @@ export function renderResults({ rows, columns, cells, results, versions, labels,
       'A cell passes when the process ends with the status or signal asked for, shows no crash signature and does ' +
       'not hang, and its teardown trace shows every object of a module released before that module finalized, with ' +
       'no live bytes — in every thread where the runtime runs anything at all. The worker-race rows also run with ' +
-      'each module alone. The `finalize()` rows take six orders of the five solvers (each first and last at least once, ' +
-      'every pair in both orders), with `alpha` at each place in turn; the columns other than Node 20 run the first two. `†`: the runtime differs from Node by design (see below).',
+      'each module alone. The `finalize()` row is every order of the five solvers (120), with `alpha` at each place in turn, ' +
+      'on Node 20; the other runtimes run a stratified sample (one order per solver finalized first, listed below the table), ' +
+      'the sanitizers its first two. `†`: the runtime differs from Node by design (see below).',
     '',
     ...table(
       ['path', ...columns.map((c) => columnLabel(c, labels, versions))],
-      rows.map((row) => [rowLabel(row), ...columns.map((c) => cellText(byKey(`${c} | ${row}`), kindOf(c)))]),
+      [
+        ...rows
+          .filter((row) => !row.startsWith('finalize:'))
+          .map((row) => [rowLabel(row), ...columns.map((c) => cellText(byKey(`${c} | ${row}`), kindOf(c)))]),
+        [
+          'finalize: explicit `finalize()` of each module in turn, each with work in flight',
+          ...columns.map((c) => ordersText(c, finalizeRowsOf(rows), byKey)),
+        ],
+      ],
     ),
+    '',
+    `The sampled orders (seed ${orderSeed}): ${sampledRows.map((r) => r.slice(9).split(',').join(' → ')).join('; ')}.`,
   );
   add(
     '',
