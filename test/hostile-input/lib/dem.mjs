@@ -746,7 +746,9 @@ export const demTargets = {
   'dem.voxelize': {
     build: (r) => ({
       option: r.pick(Object.keys(voxelOptions)),
-      region: r.pick(['none', 'none', ...Object.keys(boxes)]),
+      // Not the 1e5-long region: at 20 voxels per diameter it is a legitimate image of 1.6e9
+      // voxels, seconds to fill, past a case's time (seed 1823619814).
+      region: r.pick(['none', 'none', ...Object.keys(boxes).filter((k) => k !== 'long thin 1e5x1x1')]),
       start: r.pick(['gas', 'empty', 'overlapping']),
     }),
     async exec(plan, h, { dem, r }) {
