@@ -134,7 +134,7 @@ function spheres(r, n, { lo = 0, hi = 4, radius = 0.1, gap = true, velocity = 1 
 }
 
 /** A simulation in one of a few states, for the members that act on one. */
-function state(dem, r, name) {
+export function state(dem, r, name) {
   const s = new dem.Simulation(base());
   if (name === 'empty') return s;
   if (name === 'coincident spheres') {
@@ -156,17 +156,17 @@ function state(dem, r, name) {
 const states = ['empty', 'gas', 'overlapping', 'coincident spheres'];
 
 // voxelize()'s options (the state's box is [0, 4]³, its spheres of radius 0.1 or 0.4).
-const voxelOptions = {
+export const voxelOptions = {
   'default (20 per diameter)': { make: () => ({}), fromSpheres: true },
   'resolution 4': { make: () => ({ resolution: 4 }), fromSpheres: true },
-  'resolution 1e4': { make: () => ({ resolution: 1e4 }), fromSpheres: true, bad: true },
+  'resolution 1e4': { make: () => ({ resolution: 1e4 }), fromSpheres: true, bad: true, boxOnly: true },
   'resolution 0.5': { make: () => ({ resolution: 0.5 }), bad: true },
   'resolution NaN': { make: () => ({ resolution: Number.NaN }), bad: true },
   "resolution '20'": { make: () => ({ resolution: '20' }), bad: true },
   'voxelSize 0.1': { make: () => ({ voxelSize: 0.1 }) },
   'voxelSize 0.5': { make: () => ({ voxelSize: 0.5 }) },
   'voxelSize 1e3': { make: () => ({ voxelSize: 1e3 }) },
-  'voxelSize 1e-4 (6.4e13 voxels)': { make: () => ({ voxelSize: 1e-4 }), bad: true },
+  'voxelSize 1e-4 (6.4e13 voxels)': { make: () => ({ voxelSize: 1e-4 }), bad: true, boxOnly: true },
   'voxelSize 5e-324': { make: () => ({ voxelSize: 5e-324 }), bad: true },
   'voxelSize 0': { make: () => ({ voxelSize: 0 }), bad: true },
   'voxelSize -0.1': { make: () => ({ voxelSize: -0.1 }), bad: true },
@@ -754,7 +754,8 @@ export const demTargets = {
     async exec(plan, h, { dem, r }) {
       const s = state(dem, r, plan.start);
       const entry = voxelOptions[plan.option];
-      const region = plan.region === 'none' ? undefined : boxes[plan.region];
+      // An option refused for its size on the state's box alone may be fine in a small region.
+      const region = plan.region === 'none' || entry.boxOnly ? undefined : boxes[plan.region];
       const result = await h.call(
         `voxelize(${plan.option}, region ${plan.region}) (${plan.start})`,
         () => {
