@@ -197,6 +197,9 @@ class Simulation {
   struct ChunkTally;
 
   void runParallel(const ParallelBody& body) const;
+  /// Sphere i's centre wrapped into the box on periodic axes, and the image
+  /// shifts (in box widths, lo..hi per axis) that its periodic images need.
+  void images(std::size_t i, Vec3& centre, int lo[3], int hi[3]) const;
   /// Adds spheres whose centres are already relative to box.min.
   void addLocalSpheres(const SphereBatch& batch, const double* localPositions);
   /// Rebuilds the cell order and neighbour lists. Strong exception safety:

@@ -118,6 +118,21 @@ double Simulation::coordinationNumber() const {
   return 2.0 * double(pairs) / double(count_);
 }
 
+void Simulation::images(std::size_t i, Vec3& centre, int lo[3], int hi[3]) const {
+  const Box& box = box_;
+  const double r = radius_[i];
+  for (int a = 0; a < 3; ++a) {
+    centre[a] = x_[3 * i + a];
+    lo[a] = hi[a] = 0;
+    if (!options_.periodic[a]) continue;
+    const double length = box.max[a] - box.min[a];
+    centre[a] -= length * std::floor((centre[a] - box.min[a]) / length);
+    // A sphere straddling a periodic face also appears, cut, on the opposite side.
+    if (centre[a] + r > box.max[a]) lo[a] = -1;
+    if (centre[a] - r < box.min[a]) hi[a] = 1;
+  }
+}
+
 double Simulation::packingFraction(const Vec3& userMin, const Vec3& userMax) const {
   double boxVolume = 1.0;
   Vec3 min, max;  // relative to box.min, as the kernel stores centres
@@ -132,22 +147,8 @@ double Simulation::packingFraction(const Vec3& userMin, const Vec3& userMax) con
   for (std::size_t i = 0; i < count_; ++i) {
     const double r = radius_[i];
     Vec3 centre;
-    for (int a = 0; a < 3; ++a) {
-      centre[a] = x_[3 * i + a];
-      if (options_.periodic[a]) {
-        const double length = box.max[a] - box.min[a];
-        centre[a] -= length * std::floor((centre[a] - box.min[a]) / length);
-      }
-    }
-    // Periodic images: a sphere straddling a periodic face also appears, cut,
-    // on the opposite side.
     int lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = hi[a] = 0;
-      if (!options_.periodic[a]) continue;
-      if (centre[a] + r > box.max[a]) lo[a] = -1;
-      if (centre[a] - r < box.min[a]) hi[a] = 1;
-    }
+    images(i, centre, lo, hi);
     for (int sx = lo[0]; sx <= hi[0]; ++sx)
       for (int sy = lo[1]; sy <= hi[1]; ++sy)
         for (int sz = lo[2]; sz <= hi[2]; ++sz) {
@@ -186,20 +187,8 @@ void Simulation::voxelize(const Vec3& userMin, const std::size_t n[3], double vo
       for (std::size_t s = 0; s < count_; ++s) {
         const double r = radius_[s];
         Vec3 centre;
-        for (int a = 0; a < 3; ++a) {
-          centre[a] = x_[3 * s + a];
-          if (options_.periodic[a]) {
-            const double length = box.max[a] - box.min[a];
-            centre[a] -= length * std::floor((centre[a] - box.min[a]) / length);
-          }
-        }
         int lo[3], hi[3];
-        for (int a = 0; a < 3; ++a) {
-          lo[a] = hi[a] = 0;
-          if (!options_.periodic[a]) continue;
-          if (centre[a] + r > box.max[a]) lo[a] = -1;
-          if (centre[a] - r < box.min[a]) hi[a] = 1;
-        }
+        images(s, centre, lo, hi);
         for (int sx = lo[0]; sx <= hi[0]; ++sx) {
           const double cx = centre[0] + sx * (box.max[0] - box.min[0]);
           std::int64_t i0, i1;

@@ -134,7 +134,7 @@ function spheres(r, n, { lo = 0, hi = 4, radius = 0.1, gap = true, velocity = 1 
 }
 
 /** A simulation in one of a few states, for the members that act on one. */
-export function state(dem, r, name) {
+function state(dem, r, name) {
   const s = new dem.Simulation(base());
   if (name === 'empty') return s;
   if (name === 'coincident spheres') {
@@ -156,7 +156,7 @@ export function state(dem, r, name) {
 const states = ['empty', 'gas', 'overlapping', 'coincident spheres'];
 
 // voxelize()'s options (the state's box is [0, 4]³, its spheres of radius 0.1 or 0.4).
-export const voxelOptions = {
+const voxelOptions = {
   'default (20 per diameter)': { make: () => ({}), fromSpheres: true },
   'resolution 4': { make: () => ({ resolution: 4 }), fromSpheres: true },
   'resolution 1e4': { make: () => ({ resolution: 1e4 }), fromSpheres: true, bad: true, boxOnly: true },
