@@ -2,6 +2,7 @@
 // (`hostile-result {...}`): the plan, every call with its value or error, and the problems
 // found on the way. The parent (lib/judge.mjs) judges the rest: status, signal, crash, hang.
 
+import { countJudgedCallsOnly, instrument } from '@peclet/test-harness/public-api';
 import { modulesOf, plan as planOf, targets } from './lib/cases.mjs';
 import { recorder } from './lib/check.mjs';
 import { random } from './lib/random.mjs';
@@ -10,7 +11,9 @@ const seed = Number(process.argv[2]);
 const plan = planOf(seed);
 const h = recorder(seed, plan);
 const api = { r: random(seed) };
-for (const name of modulesOf(plan.target)) api[name] = await import(`@peclet/${name}`);
+// The modules through a view that records which public members the case's judged calls reach.
+countJudgedCallsOnly();
+for (const name of modulesOf(plan.target)) api[name] = instrument(name, await import(`@peclet/${name}`));
 
 process.on('exit', () => h.flush());
 try {

@@ -20,7 +20,8 @@ export async function runProgram(seed, { timeoutMs = 60_000, env = {} } = {}) {
     timeoutMs,
     env,
   });
-  return { seed, plan, result, problems: judge(plan, result) };
+  const api = result.stdout.match(/^fuzz-api (.*)$/m);
+  return { seed, plan, result, problems: judge(plan, result), api: api ? JSON.parse(api[1]) : [] };
 }
 
 /**

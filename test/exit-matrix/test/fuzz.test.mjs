@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { apiCoverage } from '@peclet/test-harness/public-api';
 import { replayCommand, runProgram } from '../fuzz/judge.mjs';
 import { program } from '../fuzz/program.mjs';
 import { transcript } from '../lib/check.mjs';
@@ -37,6 +38,13 @@ describe('random programs', () => {
     t.diagnostic(
       `${count} programs (seeds ${firstSeed}..${firstSeed + count - 1}) in ${((Date.now() - started) / 1000).toFixed(1)} s, ${failed.length} failed`,
     );
+    const coverage = await apiCoverage(
+      results.map((r) => r.api),
+      ['voro', 'dem', 'flow', 'pnm', 'coupling'],
+      (name) => import(`@peclet/${name}`),
+      'programs',
+    );
+    t.diagnostic(coverage.line);
     const report = failed
       .map((r) => `seed ${r.seed}: ${r.problems.join('; ')}\n  replay: ${replayCommand(r.seed)}`)
       .join('\n');

@@ -2,6 +2,7 @@
 // leaves the object's observable state as it was, numbers are never NaN.
 
 import { writeSync } from 'node:fs';
+import { judged, quietly, touched } from '@peclet/test-harness/public-api';
 
 /** The child's result line starts with this. */
 export const RESULT_PREFIX = 'hostile-result ';
@@ -80,7 +81,7 @@ export function recorder(seed, plan) {
     const before = safeDigest(digest);
     let value;
     try {
-      value = await fn();
+      value = await judged(fn);
     } catch (error) {
       const e = describeError(error);
       calls.push({ label, threw: e });
@@ -106,7 +107,8 @@ export function recorder(seed, plan) {
     if (nans.length > 0) problem(`${label}: NaN in the result at ${nans.join(', ')}`);
     return { ok: true, value };
   }
-  const report = () => ({ seed, target: plan.target, plan, calls, problems });
+  // `api`: the public members the judged calls reached (lib/cases.mjs counts them over a run).
+  const report = () => ({ seed, target: plan.target, plan, calls, problems, api: [...touched] });
   let printed = false;
   /** Prints the one result line (once): before a call that may end the process, or at the end. */
   const flush = () => {
@@ -120,7 +122,7 @@ export function recorder(seed, plan) {
 function safeDigest(digest) {
   if (digest === undefined) return undefined;
   try {
-    return digest();
+    return quietly(digest);
   } catch (error) {
     return `unreadable (${describeError(error).name})`;
   }

@@ -122,9 +122,85 @@ function checkReader(h, name, value, input) {
   }
 }
 
+const isString = (v) => typeof v === 'string';
+
+/** The members of the `core.PecletModule members` target: how each is called and checked. */
+const moduleMembers = {
+  'new PecletModule(value)': {
+    call: (core, _mod, v) => {
+      const made = new core.PecletModule({ name: v });
+      made.finalize();
+      return made;
+    },
+    check: (h, made) => {
+      if (!(typeof made.name === 'string' && made.name !== '')) h.problem(`a module named ${String(made.name)}`);
+    },
+  },
+  executionSpace: { call: (_c, mod) => mod.executionSpace, check: (h, v) => isString(v) || h.problem(`${v}`) },
+  finalized: {
+    call: (_c, mod) => mod.finalized,
+    check: (h, v, state) => v === (state === 'finalized') || h.problem(`finalized is ${v} (${state})`),
+  },
+  exiting: {
+    call: (_c, mod) => mod.exiting,
+    check: (h, v, state) => v === (state !== 'live') || h.problem(`exiting is ${v} (${state})`),
+  },
+  'stats()': { call: (_c, mod) => mod.stats() },
+  'assertLive(value)': {
+    call: (_c, mod, v) => mod.assertLive(v),
+    mustThrow: (state) => (state === 'finalized' ? 'a finalized module must refuse new objects' : undefined),
+  },
+  'onDrain(value, value)': {
+    call: (_c, mod, v) => mod.onDrain(v, v),
+    check: (h, v) => typeof v === 'function' || h.problem('onDrain did not return its remover'),
+  },
+  "onDrain('x', fn) then remove": {
+    call: (_c, mod) => mod.onDrain('x', () => {})(),
+  },
+  'finalizeAsync({ timeoutMs: value })': {
+    call: (_c, mod, v) => mod.finalizeAsync({ timeoutMs: v }),
+    allow: (e) => e?.name === 'TeardownError',
+    check: (h, _v, _state, mod) => mod.finalized || h.problem('finalizeAsync resolved, the module is not finalized'),
+  },
+  'finalizeFor(value)': {
+    call: (_c, mod, v) => mod.finalizeFor(v),
+    check: (h, _v, _state, mod) => mod.finalized || h.problem('finalizeFor returned, the module is not finalized'),
+  },
+  'liveModules()': {
+    call: (core) => core.liveModules(),
+    check: (h, v, state, mod) => {
+      if (!Array.isArray(v)) h.problem('liveModules() is not an array');
+      else if (v.includes(mod) !== (state !== 'finalized'))
+        h.problem(`liveModules() ${v.includes(mod) ? 'lists' : 'misses'} a ${state} module`);
+    },
+  },
+  'loadAddon({ root: value, name: value })': {
+    call: (core, _mod, v) => core.loadAddon({ root: v, name: v, buildCommand: 'none' }),
+    // A root that is a path but holds no addon: the loader's one error saying what it tried.
+    allow: (e) => e instanceof Error && /could not be loaded/.test(e.message),
+  },
+  "loadAddon({ root: '/nonexistent', name: 'x' })": {
+    call: (core) => core.loadAddon({ root: '/nonexistent', name: 'x', buildCommand: 'none' }),
+    allow: (e) => e instanceof Error && /could not be loaded/.test(e.message),
+    mustThrow: () => 'loaded an addon from a missing folder',
+  },
+  'traceEnabled()': {
+    call: (core) => core.traceEnabled(),
+    check: (h, v) => typeof v === 'boolean' || h.problem(`traceEnabled() is ${v}`),
+  },
+  "fail('range', 'x', value)": {
+    call: (core, _mod, v) => core.fail('range', 'x', core.describeValue(v)),
+    mustThrow: () => 'fail() returned',
+  },
+  'cancelledError(value)': {
+    call: (core, _mod, v) => core.cancelledError(core.describeValue(v)),
+    check: (h, e) => e?.code === 'PECLET_CANCELLED' || h.problem('cancelledError without its code'),
+  },
+};
+
 export const coreTargets = {
   'core.args readers': {
-    build: (r) => ({ reader: r.pick(Object.keys(readers)), value: r.pick(Object.keys(values)) }),
+    build: (r) => ({ reader: r.member(Object.keys(readers)), value: r.pick(Object.keys(values)) }),
     async exec(plan, h, { core }) {
       const input = values[plan.value]();
       const result = await h.call(`${plan.reader}(${plan.value})`, () => readers[plan.reader](core, input));
@@ -164,7 +240,9 @@ export const coreTargets = {
       after: r.pick(['releaseAll', 'releaseAll twice', 'dispose', 'push after releaseAll']),
     }),
     async exec(plan, h, { core }) {
-      const t = new core.Teardown();
+      const made = await h.call('new Teardown()', () => new core.Teardown());
+      if (!made.ok) return;
+      const t = made.value;
       const order = [];
       let pushed = 0;
       const make = (kind, i) =>
@@ -215,7 +293,8 @@ export const coreTargets = {
         });
         if (pushedOk.ok) pushed++;
       }
-      if (t.size !== pushed) h.problem(`size ${t.size} after ${pushed} accepted pushes`);
+      const size = await h.call('size', () => t.size);
+      if (size.value !== pushed) h.problem(`size ${size.value} after ${pushed} accepted pushes`);
       const releaseAll = () => h.call('releaseAll()', () => t.releaseAll(), { allow: isTeardownError });
       if (plan.after === 'dispose')
         await h.call('[Symbol.dispose]()', () => t[Symbol.dispose](), { allow: isTeardownError });
@@ -227,7 +306,7 @@ export const coreTargets = {
         });
         if (!order.includes('after')) h.problem('a resource pushed after releaseAll was not released at once');
       }
-      if (!t.released) h.problem('released is false after releaseAll');
+      if ((await h.call('released', () => t.released)).value !== true) h.problem('released is false after releaseAll');
       if (t.size !== 0) h.problem(`size ${t.size} after releaseAll`);
       const numbered = order.filter((x) => typeof x === 'number');
       if (new Set(numbered).size !== numbered.length) h.problem(`a resource was released twice: ${order}`);
@@ -284,8 +363,12 @@ export const coreTargets = {
         }
       }
       for (const kind of plan.objects) await h.call(`new Releasable(${kind})`, () => new Thing(kind));
-      if (plan.nextId === 'default' && registry.size !== created.length)
-        h.problem(`size ${registry.size} with ${created.length} live objects`);
+      const size = await h.call('registry.size', () => registry.size);
+      if (plan.nextId === 'default' && size.value !== created.length)
+        h.problem(`size ${size.value} with ${created.length} live objects`);
+      for (const thing of created.slice(0, 1)) {
+        await h.call(`${thing.kind}: className, assertLive('use')`, () => [thing.className, thing.assertLive('use')]);
+      }
       for (const kind of plan.hooks) {
         const hook = {
           ok: () => {},
@@ -421,6 +504,41 @@ export const coreTargets = {
           h.problem('finalized is false after finalize()');
       }
       if (thing && !thing.released) h.problem('a Releasable is live after its module finalized');
+      if (thing) {
+        await h.call("a finalized module's object: assertLive('use')", () => thing.assertLive('use'), {
+          mustThrow: 'a released Releasable must throw ReleasedError',
+        });
+      }
+    },
+  },
+
+  // The rest of a module's surface, hostile arguments on a live or finalized module of the
+  // test's own (no native part): the members, the module list, the addon loader, the error
+  // helpers.
+  'core.PecletModule members': {
+    build: (r) => ({
+      member: r.member(Object.keys(moduleMembers)),
+      state: r.pick(['live', 'live', 'finalized', 'exiting (finalizeAsync pending)']),
+      value: r.pick(Object.keys(values)),
+    }),
+    async exec(plan, h, { core }) {
+      const mod = core.defineModule({ name: 'hostile' });
+      let pending;
+      if (plan.state === 'finalized') mod.finalize();
+      if (plan.state.startsWith('exiting')) {
+        mod.onDrain('slow', () => new Promise((resolve) => setTimeout(resolve, 30)));
+        pending = mod.finalizeAsync({ timeoutMs: 1000 });
+      }
+      const entry = moduleMembers[plan.member];
+      const value = values[plan.value]();
+      const result = await h.call(`${plan.member} (${plan.state}, ${plan.value})`, () => entry.call(core, mod, value), {
+        allow: entry.allow,
+        mustThrow: entry.mustThrow?.(plan.state),
+      });
+      if (result.ok) entry.check?.(h, result.value, plan.state, mod);
+      await pending;
+      if (!mod.finalized) mod.finalize();
+      if (core.liveModules().includes(mod)) h.problem('a finalized module is still in liveModules()');
     },
   },
 

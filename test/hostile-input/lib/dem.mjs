@@ -14,6 +14,7 @@ const describe = (v) => {
 };
 
 import { boxes, containers, faithfulContainers, numbers, plainBox, smallCounts, timeouts } from './domains.mjs';
+import { gpuDeviceTarget } from './gpu.mjs';
 import { hostileProgress, progressKinds } from './progress.mjs';
 
 const CAP_KIB = 2_000_000;
@@ -610,7 +611,7 @@ export const demTargets = {
 
   'dem.Simulation getters': {
     build: (r) => ({
-      getter: r.pick([
+      getter: r.member([
         'positions',
         'velocities',
         'angularVelocities',
@@ -626,6 +627,10 @@ export const demTargets = {
         'released',
         'id',
         'executionSpace',
+        'box',
+        'periodic',
+        'gravity',
+        'masses',
       ]),
       start: r.pick(states),
       when: r.pick(['idle', 'idle', 'released', 'finalized', 'during run()', 'after addSpheres (old view)']),
@@ -640,7 +645,8 @@ export const demTargets = {
       if (plan.when === 'after addSpheres (old view)')
         s.addSpheres({ positions: [3.5, 0.5, 3.5], radii: [0.05], density: 1 });
       const gone = plan.when === 'released' || plan.when === 'finalized';
-      const always = ['released', 'id'].includes(plan.getter);
+      // The configuration (copies kept on the JavaScript side) stays readable, released or not.
+      const always = ['released', 'id', 'box', 'periodic', 'gravity'].includes(plan.getter);
       // What a run cannot change may be read during it (the README's list); the rest must throw.
       const readWhileRunning = ['sphereCount', 'timestep', 'timestepReport', 'executionSpace'].includes(plan.getter);
       const result = await h.call(`${plan.getter} (${plan.start}, ${plan.when})`, () => s[plan.getter], {
@@ -675,13 +681,14 @@ export const demTargets = {
 
   'dem.measurements': {
     build: (r) => ({
-      method: r.pick([
+      method: r.member([
         'kineticEnergy',
         'translationalKineticEnergy',
         'elasticEnergy',
         'momentum',
         'contacts',
         'coordinationNumber',
+        'sync',
       ]),
       start: r.pick(states),
       when: r.pick(['idle', 'idle', 'released', 'finalized', 'after step']),
@@ -852,6 +859,8 @@ export const demTargets = {
       if (!s.released) h.problem('a simulation is still live after finalize()');
     },
   },
+
+  'dem.gpuDevice': gpuDeviceTarget('dem'),
 
   'dem.finalizeAsync': {
     build: (r) => ({

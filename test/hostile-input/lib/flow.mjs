@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashArray } from './check.mjs';
 import { numbers, periodics, smallCounts, threadCounts } from './domains.mjs';
+import { gpuDeviceTarget } from './gpu.mjs';
 import { hostileProgress, progressKinds } from './progress.mjs';
 
 const CAP_KIB = 2_000_000;
@@ -878,7 +879,7 @@ export const flowTargets = {
 
   'flow.Lattice members': {
     build: (r) => ({
-      member: r.pick([
+      member: r.member([
         'id',
         'released',
         'shape',
@@ -1216,9 +1217,11 @@ export const flowTargets = {
     },
   },
 
+  'flow.gpuDevice': gpuDeviceTarget('flow'),
+
   'flow.finalize': {
     build: (r) => ({
-      how: r.pick([
+      how: r.member([
         'idle',
         'twice',
         'during run()',
@@ -1226,6 +1229,7 @@ export const flowTargets = {
         'then new Lattice',
         'then permeability()',
         'from onProgress',
+        'finalizeAsync during run()',
       ]),
     }),
     async exec(plan, h, { flow, r }) {
@@ -1247,6 +1251,13 @@ export const flowTargets = {
         const end = await pending;
         if (end.ok || !(cancelled(end.error) || end.error instanceof TypeError))
           h.problem('finalize() during run() must make it reject with code PECLET_CANCELLED');
+      } else if (plan.how === 'finalizeAsync during run()') {
+        const pending = h.call('run', () => l.run({ maxSteps: 1e6, tolerance: 0, checkInterval: 10 }));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        await h.call('finalizeAsync({ timeoutMs: 2000 })', () => flow.finalizeAsync({ timeoutMs: 2000 }));
+        const end = await pending;
+        if (end.ok || !cancelled(end.error))
+          h.problem('finalizeAsync() during run() must make it reject with code PECLET_CANCELLED');
       } else if (plan.how === 'during permeability()') {
         const image = { solid: mask(r, 16 ** 3, 0.2), shape: [16, 16, 16], voxelSize: 1e-6 };
         const pending = h.call('permeability(16³, { tolerance: 1e-300, maxSteps: 1e6 })', () =>

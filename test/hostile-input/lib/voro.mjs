@@ -395,7 +395,7 @@ export const voroTargets = {
 
   'voro.Tessellation getters': {
     build: (r) => ({
-      getter: r.pick(['size', 'volumes', 'centroids', 'neighborOffsets', 'neighbors', 'faceAreas', 'released', 'id']),
+      getter: r.member(['size', 'volumes', 'centroids', 'neighborOffsets', 'neighbors', 'faceAreas', 'released', 'id']),
       state: r.pick(['live', 'released', 'after update (old view)', 'finalized', 'disposed']),
     }),
     async exec(plan, h, { voro, r }) {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { inParallel } from '@peclet/test-harness';
 import { targetNames } from '../lib/cases.mjs';
+import { apiCoverage } from '../lib/coverage.mjs';
 import { family, replayCommand, runCase } from '../lib/judge.mjs';
 
 const positive = (name, fallback) => {
@@ -14,6 +15,7 @@ const positive = (name, fallback) => {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 };
 const cases = positive('PECLET_HOSTILE_CASES', 2000);
+const fullRun = 10;
 const jobs = positive('PECLET_HOSTILE_JOBS', 4);
 const first =
   process.env.PECLET_HOSTILE_SEED !== undefined
@@ -40,6 +42,8 @@ test(`${cases} hostile cases over ${targetNames.length} targets from seed ${firs
     families.set(key, entry);
   }
   t.diagnostic(`${cases} cases in ${((performance.now() - started) / 1000).toFixed(1)} s, ${failed.length} failed`);
+  const coverage = await apiCoverage(outcomes.map((o) => o.report?.api ?? []));
+  t.diagnostic(coverage.line);
   const lines = [...families].map(
     ([key, { seeds: s, problem }]) =>
       `${key} — ${s.length} case(s), e.g. ${replayCommand(s[0])}\n    ${problem.slice(0, 300)}`,
@@ -49,4 +53,7 @@ test(`${cases} hostile cases over ${targetNames.length} targets from seed ${firs
     0,
     `${failed.length} of ${cases} cases failed, in ${families.size} families:\n${lines.join('\n')}`,
   );
+  // Every target runs at least `fullRun` times in a run this long, and each reaches its members
+  // in every case: a member no case reached has lost its target.
+  if (cases >= fullRun * targetNames.length) assert.deepEqual(coverage.missed, [], coverage.line);
 });

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { describeValue, fail, readNumber, readOptions } from '../args.js';
 import { ReleasedError } from '../errors.js';
 import { chooseBackend, findAdapter, type GpuBackend, gpuBackends, loadWebGpu, type WebGpuModule } from './backend.js';
 import type { GpuDevice } from './device.js';
@@ -50,31 +51,42 @@ function checkModule(mod: unknown): asserts mod is GpuModule {
 }
 
 function checkOptions(options: unknown): GpuOptions {
-  const call = 'requestGpu(mod, options)';
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
-  const o = options as GpuOptions;
-  if (o.backend !== undefined && !gpuBackends.includes(o.backend)) {
-    throw new RangeError(`${call}: options.backend must be one of ${gpuBackends.join(', ')}; got ${String(o.backend)}`);
+  const o = readOptions(options, 'options', ['backend', 'powerPreference', 'requiredLimits', 'label'], {
+    optional: true,
+  });
+  if (o.backend !== undefined && !gpuBackends.includes(o.backend as GpuBackend)) {
+    fail('range', 'options.backend', `must be one of ${gpuBackends.join(', ')}; got ${describeValue(o.backend)}`);
   }
-  if (o.powerPreference !== undefined && !powerPreferences.includes(o.powerPreference)) {
-    throw new RangeError(
-      `${call}: options.powerPreference must be 'low-power' or 'high-performance'; got ${String(o.powerPreference)}`,
+  if (o.powerPreference !== undefined && !powerPreferences.includes(o.powerPreference as GPUPowerPreference)) {
+    fail(
+      'range',
+      'options.powerPreference',
+      `must be 'low-power' or 'high-performance'; got ${describeValue(o.powerPreference)}`,
     );
   }
+  let requiredLimits: Record<string, number> | undefined;
   if (o.requiredLimits !== undefined) {
-    if (typeof o.requiredLimits !== 'object' || o.requiredLimits === null) {
-      throw new TypeError(`${call}: options.requiredLimits must be an object of limit names to numbers`);
+    if (typeof o.requiredLimits !== 'object' || o.requiredLimits === null || Array.isArray(o.requiredLimits)) {
+      fail(
+        'type',
+        'options.requiredLimits',
+        `must be an object of limit names to numbers, got ${describeValue(o.requiredLimits)}`,
+      );
     }
+    requiredLimits = {};
     for (const [name, value] of Object.entries(o.requiredLimits)) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new TypeError(`${call}: options.requiredLimits.${name} must be a finite number >= 0`);
-      }
+      requiredLimits[name] = readNumber(value, `options.requiredLimits.${name}`, { min: 0 });
     }
   }
   if (o.label !== undefined && typeof o.label !== 'string') {
-    throw new TypeError(`${call}: options.label must be a string`);
+    fail('type', 'options.label', `must be a string, got ${describeValue(o.label)}`);
   }
-  return o;
+  return {
+    ...(o.backend === undefined ? {} : { backend: o.backend as GpuBackend }),
+    ...(o.powerPreference === undefined ? {} : { powerPreference: o.powerPreference as GPUPowerPreference }),
+    ...(requiredLimits === undefined ? {} : { requiredLimits }),
+    ...(o.label === undefined ? {} : { label: o.label as string }),
+  };
 }
 
 // A module that is finalized or exiting takes no new device.
@@ -98,13 +110,9 @@ function checkLimits(adapter: GPUAdapter, required: Record<string, number>): voi
   const supported = adapter.limits as unknown as Record<string, number | undefined>;
   for (const [name, value] of Object.entries(required)) {
     const limit = supported[name];
-    const call = 'requestGpu(mod, options)';
-    if (typeof limit !== 'number')
-      throw new RangeError(`${call}: options.requiredLimits.${name} is not a WebGPU limit`);
+    if (typeof limit !== 'number') fail('range', `options.requiredLimits.${name}`, 'not a WebGPU limit');
     if (name.startsWith('min') ? value < limit : value > limit) {
-      throw new RangeError(
-        `${call}: options.requiredLimits.${name} = ${value} is beyond what the adapter supports (${limit})`,
-      );
+      fail('range', `options.requiredLimits.${name}`, `${value} is beyond what the adapter supports (${limit})`);
     }
   }
 }
@@ -239,12 +247,14 @@ const sharedDevices = new WeakMap<GpuModule, Promise<GpuDevice>>();
  * ```
  */
 export async function sharedDevice(mod: GpuModule, label: string, options: GpuOptions = {}): Promise<GpuDevice> {
+  // Checked on every call, also when the device exists and the options are not used.
+  const o = checkOptions(options);
   const shared = sharedDevices.get(mod);
   if (shared !== undefined) {
     const device = await shared.catch(() => undefined);
     if (device !== undefined && !device.released) return device;
   }
-  const pending = requestGpu(mod, { label, ...options });
+  const pending = requestGpu(mod, { label, ...o });
   sharedDevices.set(mod, pending);
   return pending;
 }

@@ -1,0 +1,11 @@
+// How much of the public API a run's judged calls reached: every member of the seven modules
+// (test/harness/public-api.mjs) against the union of what the cases report.
+
+import { apiCoverage as coverage } from '@peclet/test-harness/public-api';
+
+export const modules = ['core', 'voro', 'dem', 'io', 'flow', 'pnm', 'coupling'];
+
+/** `{ total, reached, missed, line }` of the members the cases' `api` lists reached. */
+export function apiCoverage(perCase) {
+  return coverage(perCase, modules, (name) => import(`@peclet/${name}`), 'judged calls');
+}
