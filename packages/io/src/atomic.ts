@@ -68,7 +68,8 @@ export async function writeAtomically(path: string, write: (tempPath: string) =>
 }
 
 /**
- * {@link writeAtomically} for a synchronous `write`.
+ * {@link writeAtomically} for a synchronous `write`. A `write` that returns a Promise is a
+ * TypeError naming `write` (the temp file it goes on writing is removed once it settles).
  *
  * @example
  * ```ts
@@ -83,7 +84,9 @@ export function writeAtomicallySync(path: string, write: (tempPath: string) => v
   try {
     const result: unknown = write(temp);
     if (result instanceof Promise) {
-      result.catch(() => {});
+      // The asynchronous write goes on after this throws: remove what it leaves once it settles.
+      const remove = () => rm(temp, { force: true }).catch(() => {});
+      result.then(remove, remove);
       fail('type', 'write', 'returned a Promise: use writeAtomically for an asynchronous write');
     }
     const fd = openSync(temp, 'r+');

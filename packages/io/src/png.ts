@@ -26,6 +26,16 @@ export interface SliceOptions {
   component?: number;
 }
 
+/** The values of {@link SliceOptions.axis}: a Map, so that no inherited key ('toString') is an axis. */
+const axisNames = new Map<unknown, number>([
+  [0, 0],
+  [1, 1],
+  [2, 2],
+  ['x', 0],
+  ['y', 1],
+  ['z', 2],
+]);
+
 /**
  * A 2-D slice of a C-order field over `shape` at `axis = index`. The two remaining axes, in
  * order, are the columns (u, fastest) and the rows (v): for axis x the image is y across and z
@@ -46,11 +56,8 @@ export function sliceOf(
   const { values } = readNumericArray(field, 'field');
   const s: Shape3 = readShape(shape, 'shape');
   const o = readOptions(options, 'options', ['axis', 'index', 'components', 'magnitude', 'component']);
-  const axisNames: Record<string, number> = { x: 0, y: 1, z: 2, 0: 0, 1: 1, 2: 2 };
-  if (!((typeof o.axis === 'number' || typeof o.axis === 'string') && String(o.axis) in axisNames)) {
-    fail('type', 'axis', `must be 0, 1, 2, 'x', 'y' or 'z', got ${describeValue(o.axis)}`);
-  }
-  const axis = axisNames[String(o.axis)] as number;
+  const axis = axisNames.get(o.axis);
+  if (axis === undefined) fail('type', 'axis', `must be 0, 1, 2, 'x', 'y' or 'z', got ${describeValue(o.axis)}`);
   const index = readInteger(o.index, 'index', { max: (s[axis] as number) - 1 });
   const components = readInteger(o.components, 'components', { min: 1, max: 4096, fallback: 1 });
   const magnitude = o.magnitude === undefined ? true : o.magnitude;
@@ -208,7 +215,10 @@ export async function writePng(
   }
   const defaultMask: [number, number, number] = map === 'gray' ? [0, 0, 0] : [128, 128, 128];
   const maskColor = o.maskColor === undefined ? defaultMask : readColour(o.maskColor);
-  const span = hi - lo;
+  // hi − lo overflows for a range wider than about 1.8e308: map with every value halved then.
+  const scale = Number.isFinite(hi - lo) ? 1 : 0.5;
+  const low = lo * scale;
+  const span = hi * scale - low;
   const rgb = new Uint8Array(3 * pixels);
   for (let i = 0; i < pixels; i++) {
     const x = copy[i] as number;
@@ -216,7 +226,7 @@ export async function writePng(
       rgb.set(maskColor, 3 * i);
       continue;
     }
-    const t = span > 0 && Number.isFinite(span) ? Math.min(1, Math.max(0, (x - lo) / span)) : x > lo ? 1 : 0;
+    const t = span > 0 ? Math.min(1, Math.max(0, (x * scale - low) / span)) : x > lo ? 1 : 0;
     colour(Number.isNaN(t) ? 0 : t, map, rgb, 3 * i);
   }
   // fast-png is ESM only: a dynamic import keeps the CommonJS build loadable on Node 20.17.

@@ -162,6 +162,10 @@ const moduleMembers = {
     allow: (e) => e?.name === 'TeardownError',
     check: (h, _v, _state, mod) => mod.finalized || h.problem('finalizeAsync resolved, the module is not finalized'),
   },
+  'finalize()': {
+    call: (_c, mod) => mod.finalize(),
+    check: (h, _v, _state, mod) => mod.finalized || h.problem('finalize returned, the module is not finalized'),
+  },
   'finalizeFor(value)': {
     call: (_c, mod, v) => mod.finalizeFor(v),
     check: (h, _v, _state, mod) => mod.finalized || h.problem('finalizeFor returned, the module is not finalized'),

@@ -1,11 +1,15 @@
 // io's targets: checkVoxelImage, readRaw, readNpy (malformed headers), readTiff (corrupt bytes),
-// writeVti (mismatched lengths, hostile containers). Files live in a fresh temp directory per
+// writeVti (mismatched lengths, hostile containers), sliceOf, writePng, readImage, readPath,
+// writeAtomically(Sync), fromPoreSpy, writeVtp. Files live in a fresh temp directory per
 // case. A corrupt file may end in a FileFormatError (code PECLET_BAD_FILE) whose message says
 // what is wrong; everything else must be a TypeError/RangeError or a value.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { hashArray } from './check.mjs';
 import { containers, numbers } from './domains.mjs';
 
 const badFile = (e) => e instanceof Error && e.code === 'PECLET_BAD_FILE' && /\S/.test(e.message);
@@ -306,6 +310,1186 @@ const goodArrays = new Set([
   'subarray at offset 1',
 ]);
 
+// The rest of the API: sliceOf, writePng, readImage, readPath, writeAtomically(Sync), fromPoreSpy,
+// writeVtp. A refusal must be a TypeError or RangeError naming the argument at fault
+// (`error.argument`); a writer's file-system error (ENOENT, EISDIR, ENOTDIR, ENAMETOOLONG) is an
+// allowed end only for a path the file system refuses; no writer leaves a temp file, and a failed
+// write leaves the target as it was.
+
+/** A file-system refusal as Node reports it. */
+const fsError = (e) => e instanceof Error && /^E[A-Z]+$/.test(String(e.code)) && typeof e.syscall === 'string';
+
+/** A TypeError or RangeError must name the argument at fault: `error.argument` under one of `roots`. */
+function checkNamed(h, label, error, roots) {
+  if (!(error instanceof TypeError || error instanceof RangeError)) return;
+  const named = error.argument;
+  if (typeof named !== 'string') {
+    h.problem(`${label}: ${error.name} names no argument (${String(error.message).slice(0, 80)})`);
+    return;
+  }
+  if (!roots.some((root) => named === root || named.startsWith(`${root}.`) || named.startsWith(`${root}[`))) {
+    h.problem(`${label}: ${error.name} names '${named.slice(0, 60)}', expected one of ${roots.join(', ')}`);
+  }
+}
+
+/**
+ * Judges one call: `roots`, the arguments a refusal must name (empty: the arguments are valid);
+ * `fs`, the file system refuses the path; `unsure`, either end is right; `allow`, more errors.
+ */
+async function judge(h, label, fn, { roots = [], fs = false, unsure = false, allow, mustThrow } = {}) {
+  const bad = roots.length > 0;
+  const allowed = (e) => (fs && fsError(e)) || allow?.(e) === true;
+  const result = await h.call(label, fn, {
+    bad: bad && !unsure,
+    mustThrow: mustThrow ?? (fs && !bad && !unsure ? 'the file system refuses this path' : undefined),
+    allow: allowed,
+  });
+  if (!result.ok) {
+    const e = result.error;
+    if (bad) checkNamed(h, label, e, roots);
+    else if (!unsure && !allowed(e)) {
+      h.problem(`${label}: refused valid arguments (${e?.constructor?.name}: ${String(e?.message).slice(0, 120)})`);
+    }
+  }
+  return result;
+}
+
+/** The temp files (`.tmp`) anywhere under `dir`. */
+const tempsLeft = (dir) =>
+  readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.tmp'));
+
+/** FNV of a typed array's bytes, or undefined for anything else (to see that a call left its input alone). */
+const inputHash = (a) => {
+  try {
+    return ArrayBuffer.isView(a) ? hashArray(a) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const made = (path) => {
+  mkdirSync(path);
+  return path;
+};
+const filed = (path, text = 'x') => {
+  writeFileSync(path, text);
+  return path;
+};
+
+/**
+ * Target paths of the writers, made in the case's directory for the file name `name`. `bad`:
+ * readPath refuses it (a TypeError naming `path`); `fs`: the file system does (its error is the
+ * end); `old`: the content of a file already there, which a failed write must leave.
+ */
+const writePaths = {
+  'a fresh file': { v: (dir, name) => join(dir, name) },
+  'an existing file': { v: (dir, name) => filed(join(dir, name), 'old'), old: 'old' },
+  'a unicode name with spaces': { v: (dir, name) => join(dir, `ü n ï ✓ ${name}`) },
+  'a directory': { v: (dir) => made(join(dir, 'adir')), fs: true },
+  'in a missing directory': { v: (dir, name) => join(dir, 'missing', name), fs: true },
+  "a file's child": { v: (dir, name) => join(filed(join(dir, 'file')), name), fs: true },
+  'a name of 300 characters': { v: (dir) => join(dir, 'n'.repeat(300)), fs: true },
+  'ending in a slash': { v: (dir, name) => `${join(dir, name)}/`, fs: true },
+  "''": { v: () => '', bad: true },
+  'containing NUL': { v: (dir, name) => join(dir, `a\0${name}`), bad: true },
+  5: { v: () => 5, bad: true },
+  undefined: { v: () => undefined, bad: true },
+  null: { v: () => null, bad: true },
+  'a Buffer': { v: (dir, name) => Buffer.from(join(dir, name)), bad: true },
+  'a file: URL': { v: (dir, name) => pathToFileURL(join(dir, name)), bad: true },
+  'a String object': { v: (dir, name) => Object(join(dir, name)), bad: true },
+};
+const writePathNames = Object.keys(writePaths);
+/** A writer's path: mostly a valid one, else any. */
+const pickWritePath = (r, hostile = r.chance(0.3)) =>
+  hostile ? r.pick(writePathNames) : r.pick(['a fresh file', 'an existing file', 'a unicode name with spaces']);
+
+/** After a writer's call: no temp file; on success `check(bytes)`; on failure the target as it was. */
+function checkWritten(h, label, dir, path, entry, result, check) {
+  const left = tempsLeft(dir);
+  if (left.length > 0) h.problem(`${label}: a temp file was left: ${left.join(', ')}`);
+  if (entry.bad || entry.fs) return;
+  if (result.ok) {
+    if (!existsSync(path)) h.problem(`${label}: succeeded but wrote no file`);
+    else check(readFileSync(path));
+  } else if (entry.old !== undefined) {
+    if (readFileSync(path, 'utf8') !== entry.old) h.problem(`${label}: the failed write changed the existing file`);
+  } else if (existsSync(path)) h.problem(`${label}: the failed write left a file at the target`);
+}
+
+// ---- sliceOf ----------------------------------------------------------------------------------
+
+/** Fields of sliceOf: vtiArrays' hostile containers and a few multi-component ones. */
+const sliceFields = {
+  ...vtiArrays,
+  'Float32Array of 180': () => new Float32Array(180),
+  'Float64Array of 180': () => new Float64Array(180),
+  'Int16Array of 180': () => new Int16Array(180),
+};
+const goodSliceFields = ['Float64Array of 60', 'SharedArrayBuffer-backed', 'subarray at offset 1'];
+const goodSliceFields3 = ['Float32Array of 180', 'Float64Array of 180', 'Int16Array of 180'];
+
+/** Fills a live numeric typed array with distinct small values (negative ones wrap in unsigned arrays). */
+function fillField(a) {
+  if (!ArrayBuffer.isView(a) || a instanceof DataView || a.byteLength === 0) return;
+  if (a instanceof BigInt64Array || a instanceof BigUint64Array) return;
+  for (let i = 0; i < a.length; i++) a[i] = ((i * 7) % 13) - 4;
+}
+
+/** Shapes of sliceOf: `dims` of a valid one; `bad` the argument its refusal names. */
+const sliceShapes = {
+  '[3, 4, 5]': { v: () => [3, 4, 5], dims: [3, 4, 5] },
+  '[5, 4, 3]': { v: () => [5, 4, 3], dims: [5, 4, 3] },
+  '[60, 1, 1]': { v: () => [60, 1, 1], dims: [60, 1, 1] },
+  'Int32Array [3, 4, 5]': { v: () => Int32Array.of(3, 4, 5), dims: [3, 4, 5] },
+  '[3, 4, 6]': { v: () => [3, 4, 6], bad: 'field' },
+  '[3, 4, 5.5]': { v: () => [3, 4, 5.5], bad: 'shape' },
+  '[-3, 4, 5]': { v: () => [-3, 4, 5], bad: 'shape' },
+  '[0, 4, 5]': { v: () => [0, 4, 5], bad: 'shape' },
+  '[3, 4]': { v: () => [3, 4], bad: 'shape' },
+  '[NaN, 4, 5]': { v: () => [Number.NaN, 4, 5], bad: 'shape' },
+  '[2**20, 2**20, 2**20]': { v: () => [2 ** 20, 2 ** 20, 2 ** 20], bad: 'shape' },
+  "['3', 4, 5]": { v: () => ['3', 4, 5], bad: 'shape' },
+  "'3,4,5'": { v: () => '3,4,5', bad: 'shape' },
+  null: { v: () => null, bad: 'shape' },
+};
+
+/** Axis values: `axis` the one a valid value means. */
+const sliceAxes = {
+  0: { v: () => 0, axis: 0 },
+  1: { v: () => 1, axis: 1 },
+  2: { v: () => 2, axis: 2 },
+  "'x'": { v: () => 'x', axis: 0 },
+  "'y'": { v: () => 'y', axis: 1 },
+  "'z'": { v: () => 'z', axis: 2 },
+  '-0': { v: () => -0, axis: 0 },
+  "'w'": { v: () => 'w', bad: 'axis' },
+  "'X'": { v: () => 'X', bad: 'axis' },
+  '-1': { v: () => -1, bad: 'axis' },
+  3: { v: () => 3, bad: 'axis' },
+  1.5: { v: () => 1.5, bad: 'axis' },
+  NaN: { v: () => Number.NaN, bad: 'axis' },
+  "'1'": { v: () => '1', bad: 'axis' },
+  "'toString'": { v: () => 'toString', bad: 'axis' },
+  "'__proto__'": { v: () => '__proto__', bad: 'axis' },
+  true: { v: () => true, bad: 'axis' },
+  undefined: { v: () => undefined, bad: 'axis' },
+};
+const validAxes = Object.keys(sliceAxes).filter((k) => sliceAxes[k].bad === undefined);
+
+/** Index values, given the length `n` along the axis. */
+const sliceIndices = {
+  0: { v: () => 0 },
+  '-0': { v: () => -0 },
+  middle: { v: (n) => Math.floor(n / 2) },
+  last: { v: (n) => n - 1 },
+  'last + 1': { v: (n) => n, bad: 'index' },
+  '-1': { v: () => -1, bad: 'index' },
+  1.5: { v: () => 1.5, bad: 'index' },
+  NaN: { v: () => Number.NaN, bad: 'index' },
+  Infinity: { v: () => Number.POSITIVE_INFINITY, bad: 'index' },
+  '2**53': { v: () => 2 ** 53, bad: 'index' },
+  "'0'": { v: () => '0', bad: 'index' },
+  undefined: { v: () => undefined, bad: 'index' },
+};
+const validIndices = ['0', '-0', 'middle', 'last'];
+
+/** Components for a field of 60 values (one per voxel). */
+const sliceComponents = {
+  undefined: { v: () => undefined },
+  1: { v: () => 1 },
+  2: { v: () => 2, bad: 'field' },
+  3: { v: () => 3, bad: 'field' },
+  0: { v: () => 0, bad: 'components' },
+  '-1': { v: () => -1, bad: 'components' },
+  1.5: { v: () => 1.5, bad: 'components' },
+  NaN: { v: () => Number.NaN, bad: 'components' },
+  4097: { v: () => 4097, bad: 'components' },
+  "'1'": { v: () => '1', bad: 'components' },
+  null: { v: () => null, bad: 'components' },
+};
+const sliceMagnitudes = {
+  undefined: { v: () => undefined },
+  true: { v: () => true },
+  false: { v: () => false },
+  "'yes'": { v: () => 'yes', bad: 'magnitude' },
+  1: { v: () => 1, bad: 'magnitude' },
+  null: { v: () => null, bad: 'magnitude' },
+};
+/** `component` for a field of 3 components. */
+const sliceComponentValues = {
+  undefined: { v: () => undefined },
+  0: { v: () => 0 },
+  1: { v: () => 1 },
+  2: { v: () => 2 },
+  3: { v: () => 3, bad: 'component' },
+  '-1': { v: () => -1, bad: 'component' },
+  1.5: { v: () => 1.5, bad: 'component' },
+  NaN: { v: () => Number.NaN, bad: 'component' },
+  "'0'": { v: () => '0', bad: 'component' },
+  null: { v: () => null, bad: 'component' },
+  'undefined, magnitude false': { v: () => undefined, bad: 'component' },
+};
+const sliceOptionValues = { null: null, 5: 5, undefined: undefined, '[]': [], "'z'": 'z' };
+
+const sliceParts = [
+  'valid',
+  'valid, 3 components',
+  'field',
+  'shape',
+  'axis',
+  'index',
+  'components',
+  'magnitude',
+  'component',
+  'options',
+];
+
+function slicePlan(r) {
+  const part = r.member(sliceParts);
+  const plan = {
+    part,
+    field: r.pick(goodSliceFields),
+    shape: r.pick(['[3, 4, 5]', '[3, 4, 5]', '[5, 4, 3]', '[60, 1, 1]', 'Int32Array [3, 4, 5]']),
+    axis: r.pick(validAxes),
+    index: r.pick(validIndices),
+    components: r.pick(['undefined', '1']),
+    magnitude: r.pick(['undefined', 'true', 'false']),
+    component: r.pick(['undefined', 'undefined', '0']),
+    options: 'object',
+  };
+  const hostile = (table) => r.pick(Object.keys(table).filter((k) => table[k].bad !== undefined));
+  if (part === 'valid, 3 components' || part === 'component') {
+    plan.field = r.pick(goodSliceFields3);
+    plan.components = '3';
+    plan.component = r.pick(['undefined', '0', '1', '2']);
+    if (plan.magnitude === 'false' && plan.component === 'undefined') plan.component = '1';
+  }
+  if (part === 'field') plan.field = r.pick(Object.keys(vtiArrays).filter((k) => !goodSliceFields.includes(k)));
+  if (part === 'shape') plan.shape = r.pick(Object.keys(sliceShapes));
+  if (part === 'axis') plan.axis = hostile(sliceAxes);
+  if (part === 'index') plan.index = hostile(sliceIndices);
+  if (part === 'components') plan.components = hostile(sliceComponents);
+  if (part === 'magnitude') plan.magnitude = hostile(sliceMagnitudes);
+  if (part === 'component') {
+    plan.component = hostile(sliceComponentValues);
+    if (plan.component === 'undefined, magnitude false') plan.magnitude = 'false';
+  }
+  if (part === 'options') plan.options = r.pick(Object.keys(sliceOptionValues));
+  return plan;
+}
+
+async function sliceExec(plan, h, { io }) {
+  const field = sliceFields[plan.field]();
+  fillField(field);
+  const shapeEntry = sliceShapes[plan.shape];
+  const dims = shapeEntry.dims ?? [3, 4, 5];
+  const axisEntry = sliceAxes[plan.axis];
+  const a = axisEntry.axis ?? 0;
+  const componentsEntry = goodSliceFields3.includes(plan.field) ? { v: () => 3 } : sliceComponents[plan.components];
+  const componentEntry = sliceComponentValues[plan.component];
+  const index = sliceIndices[plan.index].v(dims[a]);
+  const components = componentsEntry.v();
+  const magnitude = sliceMagnitudes[plan.magnitude].v();
+  const component = componentEntry.v();
+  const options =
+    plan.options === 'object'
+      ? { axis: axisEntry.v(), index, components, magnitude, component }
+      : sliceOptionValues[plan.options];
+  // The order sliceOf reads its arguments in: the first bad one is named.
+  const goodField = goodSliceFields.includes(plan.field) || goodSliceFields3.includes(plan.field);
+  const order = [
+    goodField ? undefined : 'field',
+    shapeEntry.bad === 'shape' ? 'shape' : undefined,
+    plan.options === 'object' ? undefined : 'options',
+    axisEntry.bad,
+    sliceIndices[plan.index].bad,
+    componentsEntry.bad === 'components' ? 'components' : undefined,
+    sliceMagnitudes[plan.magnitude].bad,
+    componentEntry.bad,
+    components > 1 && magnitude === false && component === undefined ? 'component' : undefined,
+    shapeEntry.bad === 'field' || componentsEntry.bad === 'field' ? 'field' : undefined,
+  ];
+  const first = order.find((x) => x !== undefined);
+  const before = inputHash(field);
+  const label = `sliceOf(${plan.field}, ${plan.shape}, { axis: ${plan.axis}, index: ${plan.index}, components: ${plan.components}, magnitude: ${plan.magnitude}, component: ${plan.component} }${plan.options === 'object' ? '' : ` → options ${plan.options}`})`;
+  const result = await judge(h, label, () => io.sliceOf(field, shapeEntry.v(), options), {
+    roots: first === undefined ? [] : [first],
+  });
+  if (inputHash(field) !== before) h.problem(`${label}: changed its field`);
+  if (!result.ok) return;
+  const { data, width, height } = result.value;
+  const [uAxis, vAxis] = [0, 1, 2].filter((x) => x !== a);
+  if (!(data instanceof Float64Array) || width !== dims[uAxis] || height !== dims[vAxis]) {
+    h.problem(`${label}: a ${data?.constructor?.name} slice of ${width} × ${height}`);
+    return;
+  }
+  if (width * height !== data.length) h.problem(`${label}: ${width} × ${height} but ${data.length} values`);
+  // The plain loop: voxel (i, j, k) with the fixed axis at `index`, u across, v down.
+  const c = components ?? 1;
+  const [, n1, n2] = dims;
+  for (let v = 0; v < height; v++) {
+    for (let u = 0; u < width; u++) {
+      const ijk = [0, 0, 0];
+      ijk[a] = index;
+      ijk[uAxis] = u;
+      ijk[vAxis] = v;
+      const at = ((ijk[0] * n1 + ijk[1]) * n2 + ijk[2]) * c;
+      let expected;
+      if (c === 1) expected = field[at];
+      else if (component !== undefined) expected = field[at + component];
+      else {
+        let sum = 0;
+        for (let q = 0; q < c; q++) sum += field[at + q] ** 2;
+        expected = Math.sqrt(sum);
+      }
+      if (data[v * width + u] !== expected) {
+        h.problem(`${label}: pixel (${u}, ${v}) is ${data[v * width + u]}, the field holds ${expected}`);
+        return;
+      }
+    }
+  }
+}
+
+// ---- writePng ---------------------------------------------------------------------------------
+
+const pngBase = () => Float64Array.from({ length: 12 }, (_, i) => i * 0.5 - 1);
+/** Data of a 4 × 3 (12 pixel) image; `bad` the argument its refusal names, `unsure` either end. */
+const pngData = {
+  Float64Array: { v: pngBase },
+  'Float64Array with NaN and ±Infinity': {
+    v: () => {
+      const a = pngBase();
+      a[2] = Number.NaN;
+      a[5] = Number.POSITIVE_INFINITY;
+      a[7] = Number.NEGATIVE_INFINITY;
+      return a;
+    },
+  },
+  'plain array': { v: () => Array.from(pngBase()) },
+  Int16Array: { v: () => Int16Array.from(pngBase(), (x) => Math.round(x * 100)) },
+  'SharedArrayBuffer-backed': { v: () => containers['SharedArrayBuffer-backed'](pngBase()) },
+  'subarray at offset 1': { v: () => containers['subarray at offset 1'](pngBase()) },
+  'Proxy of an array': { v: () => new Proxy(Array.from(pngBase()), {}) },
+  '±1e308': { v: () => Float64Array.from({ length: 12 }, (_, i) => (i - 5.5) * 3e307) },
+  'all NaN': { v: () => new Float64Array(12).fill(Number.NaN) },
+  Uint8ClampedArray: { v: () => Uint8ClampedArray.from({ length: 12 }, (_, i) => i * 20), unsure: 'image.data' },
+  'Float64Array of 11': { v: () => new Float64Array(11), bad: 'image.data' },
+  'array of strings': { v: () => Array.from(pngBase(), String), bad: 'image.data' },
+  'array with a hole': {
+    v: () => {
+      const a = Array.from(pngBase());
+      delete a[4];
+      return a;
+    },
+    bad: 'image.data',
+  },
+  DataView: { v: () => new DataView(pngBase().buffer), bad: 'image.data' },
+  'detached Float64Array': { v: () => containers['detached Float64Array'](pngBase()), bad: 'image.data' },
+  BigInt64Array: { v: () => new BigInt64Array(12), bad: 'image.data' },
+  'Proxy of a Float64Array': { v: () => new Proxy(pngBase(), {}), bad: 'image.data' },
+  '{ length: 12 } (array-like)': { v: () => ({ length: 12 }), bad: 'image.data' },
+  'a string of 12 characters': { v: () => '0123456789ab', bad: 'image.data' },
+  null: { v: () => null, bad: 'image.data' },
+};
+const validPngData = Object.keys(pngData).filter((k) => !pngData[k].bad && !pngData[k].unsure);
+/** Width × height of 12 pixels, or worse. */
+const pngSizes = {
+  '4 × 3': { v: [4, 3] },
+  '12 × 1': { v: [12, 1] },
+  '1 × 12': { v: [1, 12] },
+  '2 × 6': { v: [2, 6] },
+  'width 0': { v: [0, 3], bad: 'image.width' },
+  'width 1.5': { v: [1.5, 3], bad: 'image.width' },
+  'width NaN': { v: [Number.NaN, 3], bad: 'image.width' },
+  "width '4'": { v: ['4', 3], bad: 'image.width' },
+  'width 2**31': { v: [2 ** 31, 1], bad: 'image.width' },
+  'height -1': { v: [4, -1], bad: 'image.height' },
+  'height undefined': { v: [4, undefined], bad: 'image.height' },
+  '1e5 × 1e5 (memory)': { v: [1e5, 1e5], bad: 'image' },
+  '(2**31 - 1)²': { v: [2 ** 31 - 1, 2 ** 31 - 1], bad: 'image' },
+};
+const pngColormaps = {
+  undefined: { v: undefined },
+  "'viridis'": { v: 'viridis' },
+  "'gray'": { v: 'gray' },
+  "'jet'": { v: 'jet', bad: 'colormap' },
+  "'GRAY'": { v: 'GRAY', bad: 'colormap' },
+  null: { v: null, bad: 'colormap' },
+  5: { v: 5, bad: 'colormap' },
+};
+const pngRanges = {
+  undefined: { v: () => undefined },
+  '[0, 1]': { v: () => [0, 1] },
+  '[-1, 5]': { v: () => [-1, 5] },
+  '[2, 2]': { v: () => [2, 2] },
+  '[-1e308, 1e308]': { v: () => [-1e308, 1e308] },
+  '[-1.7e308, 1.7e308]': { v: () => [-1.7e308, 1.7e308] },
+  '[1, 0]': { v: () => [1, 0], bad: 'range' },
+  '[NaN, 1]': { v: () => [Number.NaN, 1], bad: 'range' },
+  '[0, Infinity]': { v: () => [0, Number.POSITIVE_INFINITY], bad: 'range' },
+  "['0', 1]": { v: () => ['0', 1], bad: 'range' },
+  '[0]': { v: () => [0], bad: 'range' },
+  '[0, 1, 2]': { v: () => [0, 1, 2], bad: 'range' },
+  'Float64Array [0, 1]': { v: () => Float64Array.of(0, 1), unsure: 'range' },
+  null: { v: () => null, bad: 'range' },
+};
+const pngMasks = {
+  undefined: { v: () => undefined },
+  zeros: { v: () => new Uint8Array(12) },
+  'every third': { v: () => Uint8Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 1 : 0)) },
+  'all 255': { v: () => new Uint8Array(12).fill(255) },
+  'a Buffer': { v: () => Buffer.from([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]) },
+  'Uint8Array of 11': { v: () => new Uint8Array(11), bad: 'mask' },
+  Float64Array: { v: () => new Float64Array(12), bad: 'mask' },
+  Uint8ClampedArray: { v: () => new Uint8ClampedArray(12), bad: 'mask' },
+  'plain array': { v: () => new Array(12).fill(0), bad: 'mask' },
+  'detached Uint8Array': {
+    v: () => {
+      const m = new Uint8Array(12);
+      structuredClone(m.buffer, { transfer: [m.buffer] });
+      return m;
+    },
+    bad: 'mask',
+  },
+  'Proxy of a Uint8Array': { v: () => new Proxy(new Uint8Array(12), {}), bad: 'mask' },
+  null: { v: () => null, bad: 'mask' },
+};
+const pngMaskColors = {
+  undefined: { v: () => undefined },
+  '[255, 0, 0]': { v: () => [255, 0, 0] },
+  '[0, 0, 0]': { v: () => [0, 0, 0] },
+  '[256, 0, 0]': { v: () => [256, 0, 0], bad: 'maskColor' },
+  '[-1, 0, 0]': { v: () => [-1, 0, 0], bad: 'maskColor' },
+  '[1.5, 0, 0]': { v: () => [1.5, 0, 0], bad: 'maskColor' },
+  '[1, 2]': { v: () => [1, 2], bad: 'maskColor' },
+  "['255', 0, 0]": { v: () => ['255', 0, 0], bad: 'maskColor' },
+  'Uint8Array [1, 2, 3]': { v: () => Uint8Array.of(1, 2, 3), bad: 'maskColor' },
+  null: { v: () => null, bad: 'maskColor' },
+};
+const pngImages = { null: null, 5: 5, 'a Float64Array': new Float64Array(12), "'image'": 'image' };
+const pngOptions = { null: null, 5: 5, '[]': [], "'gray'": 'gray' };
+
+const pngParts = [
+  'valid',
+  'valid, gray',
+  'data',
+  'size',
+  'image',
+  'colormap',
+  'range',
+  'mask',
+  'maskColor',
+  'options',
+  'path',
+];
+
+function pngPlan(r) {
+  const part = r.member(pngParts);
+  const valid = (table) => r.pick(Object.keys(table).filter((k) => !table[k].bad && !table[k].unsure));
+  const hostile = (table) => r.pick(Object.keys(table).filter((k) => table[k].bad || table[k].unsure));
+  const plan = {
+    part,
+    path: part === 'path' ? pickWritePath(r, true) : pickWritePath(r, false),
+    data: r.pick(validPngData),
+    size: r.chance(0.6) ? '4 × 3' : valid(pngSizes),
+    image: 'object',
+    colormap: part === 'valid, gray' ? "'gray'" : valid(pngColormaps),
+    range: r.chance(0.5) ? 'undefined' : valid(pngRanges),
+    mask: r.chance(0.5) ? 'undefined' : valid(pngMasks),
+    maskColor: r.chance(0.5) ? 'undefined' : valid(pngMaskColors),
+    options: r.chance(0.1) ? 'undefined' : 'object',
+  };
+  if (part === 'data') plan.data = hostile(pngData);
+  if (part === 'size') plan.size = hostile(pngSizes);
+  if (part === 'image') plan.image = r.pick(Object.keys(pngImages));
+  if (part === 'colormap') plan.colormap = hostile(pngColormaps);
+  if (part === 'range') plan.range = hostile(pngRanges);
+  if (part === 'mask') plan.mask = hostile(pngMasks);
+  if (part === 'maskColor') plan.maskColor = hostile(pngMaskColors);
+  if (['colormap', 'range', 'mask', 'maskColor'].includes(part)) plan.options = 'object';
+  if (part === 'options') plan.options = r.pick(Object.keys(pngOptions));
+  return plan;
+}
+
+/** The PNG's IHDR and its pixels when every row is unfiltered (as fast-png writes them), else undefined. */
+function readPng(bytes) {
+  let at = 8;
+  const idat = [];
+  let ihdr;
+  while (at + 8 <= bytes.length) {
+    const length = bytes.readUInt32BE(at);
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    const data = bytes.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      ihdr = { width: data.readUInt32BE(0), height: data.readUInt32BE(4), depth: data[8], colorType: data[9] };
+    } else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  return { ihdr, idat: Buffer.concat(idat) };
+}
+
+const viridisEnds = [
+  [68, 1, 84],
+  [253, 231, 37],
+];
+
+async function pngExec(plan, h, { io }) {
+  const { unzlibSync } = await import('fflate');
+  await withTempDir(async (dir) => {
+    const pathEntry = writePaths[plan.path];
+    const path = pathEntry.v(dir, 'slice.png');
+    const dataEntry = pngData[plan.data];
+    const sizeEntry = pngSizes[plan.size];
+    const data = dataEntry.v();
+    const [width, height] = sizeEntry.v;
+    const image = plan.image === 'object' ? { data, width, height } : pngImages[plan.image];
+    const entries = {
+      colormap: pngColormaps[plan.colormap],
+      range: pngRanges[plan.range],
+      mask: pngMasks[plan.mask],
+      maskColor: pngMaskColors[plan.maskColor],
+    };
+    const colormap = entries.colormap.v;
+    const range = entries.range.v();
+    const mask = entries.mask.v();
+    const maskColor = entries.maskColor.v();
+    const options =
+      plan.options === 'object'
+        ? { colormap, range, mask, maskColor }
+        : plan.options === 'undefined'
+          ? undefined
+          : pngOptions[plan.options];
+    // writePng reads the path, the image, the options; one part at most is hostile.
+    const hostile = [
+      pathEntry.bad ? 'path' : undefined,
+      plan.image === 'object' ? undefined : 'image',
+      sizeEntry.bad,
+      dataEntry.bad ?? dataEntry.unsure,
+      plan.options === 'object' || plan.options === 'undefined' ? undefined : 'options',
+      ...Object.values(entries).map((e) => e.bad ?? e.unsure),
+    ].find((x) => x !== undefined);
+    const unsure = dataEntry.unsure !== undefined || entries.range.unsure !== undefined;
+    const label = `writePng(${plan.path}, { data: ${plan.data}, ${plan.size}${plan.image === 'object' ? '' : ` → image ${plan.image}`} }, ${plan.options === 'object' ? `{ colormap: ${plan.colormap}, range: ${plan.range}, mask: ${plan.mask}, maskColor: ${plan.maskColor} }` : plan.options})`;
+    const before = inputHash(data);
+    const result = await judge(h, label, () => io.writePng(path, image, options), {
+      roots: hostile === undefined ? [] : [hostile],
+      fs: pathEntry.fs === true,
+      unsure,
+    });
+    if (inputHash(data) !== before) h.problem(`${label}: changed its data`);
+    checkWritten(h, label, dir, path, pathEntry, result, (bytes) => {
+      const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      if (!bytes.subarray(0, 8).equals(signature)) return h.problem(`${label}: the file has no PNG signature`);
+      const { ihdr, idat } = readPng(bytes);
+      if (ihdr?.width !== width || ihdr?.height !== height || ihdr?.depth !== 8 || ihdr?.colorType !== 2) {
+        return h.problem(`${label}: IHDR ${JSON.stringify(ihdr)}, expected an 8-bit RGB ${width} × ${height}`);
+      }
+      let raw;
+      try {
+        raw = unzlibSync(idat);
+      } catch (e) {
+        return h.problem(`${label}: the image data does not inflate (${e?.message})`);
+      }
+      const row = 1 + 3 * width;
+      if (raw.length !== row * height)
+        return h.problem(`${label}: ${raw.length} bytes of pixels, expected ${row * height}`);
+      for (let v = 0; v < height; v++) if (raw[v * row] !== 0) return; // a filtered row: not checked here
+      checkPixels(
+        h,
+        label,
+        (i) => {
+          const at = Math.floor(i / width) * row + 1 + 3 * (i % width);
+          return [raw[at], raw[at + 1], raw[at + 2]];
+        },
+        Array.from(data, Number),
+        options ?? {},
+      );
+    });
+  });
+}
+
+/** Pixels against the documented mapping: masked and NaN in maskColor; gray = 255 t; viridis' ends. */
+function checkPixels(h, label, pixel, values, { colormap = 'viridis', range, mask, maskColor }) {
+  const gray = colormap === 'gray';
+  const maskRgb = maskColor ?? (gray ? [0, 0, 0] : [128, 128, 128]);
+  const unmasked = (i) => !(mask !== undefined && mask[i] !== 0) && !Number.isNaN(values[i]);
+  let lo;
+  let hi;
+  if (range) [lo, hi] = range;
+  else {
+    const finite = values.filter((x, i) => unmasked(i) && Number.isFinite(x));
+    [lo, hi] = finite.length > 0 ? [Math.min(...finite), Math.max(...finite)] : [0, 1];
+  }
+  for (let i = 0; i < values.length; i++) {
+    const got = pixel(i);
+    const x = values[i];
+    if (!unmasked(i)) {
+      if (got.some((c, k) => c !== maskRgb[k]))
+        return h.problem(`${label}: pixel ${i} is ${got}, not the mask colour ${maskRgb}`);
+      continue;
+    }
+    let t;
+    if (hi > lo) t = Math.min(1, Math.max(0, (x / 2 - lo / 2) / (hi / 2 - lo / 2)));
+    else if (x === lo)
+      continue; // a range of one value: its own value may take either end
+    else t = x > lo ? 1 : 0;
+    if (gray) {
+      const g = Math.round(255 * t);
+      if (got.some((c) => Math.abs(c - g) > 1))
+        return h.problem(`${label}: pixel ${i} (${x}) is ${got}, expected gray ${g}`);
+    } else if (t === 0 || t === 1) {
+      const end = viridisEnds[t];
+      if (got.some((c, k) => c !== end[k]))
+        return h.problem(`${label}: pixel ${i} (${x}) is ${got}, expected viridis(${t}) = ${end}`);
+    }
+  }
+}
+
+// ---- readImage --------------------------------------------------------------------------------
+
+/** Files for readImage: `kind` the reader the extension picks. */
+const imageFiles = {
+  "'image.raw'": { name: 'image.raw', kind: 'raw' },
+  "'image.bin'": { name: 'image.bin', kind: 'raw' },
+  "'image.npy'": { name: 'image.npy', kind: 'npy' },
+  "'image.npz'": { name: 'image.npz', kind: 'npz' },
+  "'stack.tif'": { name: 'stack.tif', kind: 'tiff' },
+  "'stack.tiff'": { name: 'stack.tiff', kind: 'tiff' },
+  "'STACK.TIF'": { name: 'STACK.TIF', kind: 'tiff' },
+  "'image.png' (unknown extension)": { name: 'image.png', kind: 'raw', unknown: true },
+  "'image' (no extension)": { name: 'image', kind: 'raw', unknown: true },
+  "'.npy' (a dot file)": { name: '.npy', kind: 'npy', unknown: true },
+  "a directory 'dir.raw'": { name: 'dir.raw', kind: 'raw', state: 'dir' },
+  "a missing 'gone.npy'": { name: 'gone.npy', kind: 'npy', state: 'missing' },
+  "''": { value: '' },
+  "'a\\0.raw'": { value: 'a\0.raw' },
+  5: { value: 5 },
+};
+
+/**
+ * Options for readImage: `early` the argument a reader refuses before it opens the file,
+ * `late` after (a string: every reader; an object: per reader kind).
+ */
+const imageOptions = {
+  '{ shape: [3, 4, 5], voxelSize: 1e-6 }': { v: () => ({ shape: [3, 4, 5], voxelSize: 1e-6 }) },
+  "{ ..., solid: 'zero' }": { v: () => ({ shape: [3, 4, 5], voxelSize: 1e-6, solid: 'zero' }), zero: true },
+  '{ voxelSize: 1e-6 } (no shape)': { v: () => ({ voxelSize: 1e-6 }), early: { raw: 'shape' } },
+  '{ shape: [3, 4, 6], ... }': { v: () => ({ shape: [3, 4, 6], voxelSize: 1e-6 }), late: { raw: 'shape' } },
+  "{ ..., dtype: 'int16' }": {
+    v: () => ({ shape: [3, 4, 5], voxelSize: 1e-6, dtype: 'int16' }),
+    late: { raw: 'shape' },
+  },
+  "{ ..., key: 'im' }": { v: () => ({ shape: [3, 4, 5], voxelSize: 1e-6, key: 'im' }), early: { npy: 'key' } },
+  "{ ..., key: 'other' }": {
+    v: () => ({ shape: [3, 4, 5], voxelSize: 1e-6, key: 'other' }),
+    early: { npy: 'key' },
+    late: { npz: 'key' },
+  },
+  "{ ..., key: '' }": { v: () => ({ shape: [3, 4, 5], voxelSize: 1e-6, key: '' }), early: { npy: 'key', npz: 'key' } },
+  '{ ..., voxelSize: NaN }': { v: () => ({ shape: [3, 4, 5], voxelSize: Number.NaN }), early: 'voxelSize' },
+  "{ ..., solid: 'pore' }": { v: () => ({ shape: [3, 4, 5], voxelSize: 1e-6, solid: 'pore' }), early: 'solid' },
+  null: { v: () => null, early: 'options' },
+  undefined: { v: () => undefined, early: 'options' },
+  5: { v: () => 5, early: 'options' },
+};
+const perKind = (spec, kind) => (typeof spec === 'string' ? spec : spec?.[kind]);
+
+/** The image each valid file holds (`solid` under the default rule). */
+function expectedImage(kind) {
+  if (kind === 'tiff') {
+    return {
+      shape: [2, 3, 4],
+      solid: Uint8Array.from({ length: 24 }, (_, i) => ((i % 12) + Math.floor(i / 12)) % 3 !== 0),
+    };
+  }
+  return { shape: [3, 4, 5], solid: new Uint8Array(60).fill(1) };
+}
+
+async function readImageExec(plan, h, { io }) {
+  const { zipSync } = await import('fflate');
+  await withTempDir(async (dir) => {
+    const f = imageFiles[plan.file];
+    let path = f.value;
+    if (path === undefined) {
+      path = join(dir, f.name);
+      const npy = npyBytes('valid').bytes;
+      if (f.state === 'dir') mkdirSync(path);
+      else if (f.state !== 'missing') {
+        const bytes = {
+          raw: Buffer.alloc(60, 1),
+          npy,
+          npz: Buffer.from(zipSync({ 'im.npy': new Uint8Array(npy) })),
+          tiff: tiffBytes(),
+        }[f.kind];
+        writeFileSync(path, bytes);
+      }
+    }
+    const o = imageOptions[plan.options];
+    let roots = [];
+    let fs = false;
+    if (f.value !== undefined || f.unknown) roots = ['path'];
+    else if (perKind(o.early, f.kind)) roots = [perKind(o.early, f.kind)];
+    else if (f.state === 'dir') roots = ['path'];
+    else if (f.state === 'missing') fs = true;
+    else if (perKind(o.late, f.kind)) roots = [perKind(o.late, f.kind)];
+    const label = `readImage(${plan.file}, ${plan.options})`;
+    const result = await judge(h, label, () => io.readImage(path, o.v()), { roots, fs });
+    if (!result.ok) return;
+    const { shape, solid } = expectedImage(f.kind);
+    const got = result.value;
+    const want = o.zero ? solid.map((x) => 1 - x) : solid;
+    if (
+      JSON.stringify(Array.from(got.shape)) !== JSON.stringify(shape) ||
+      !(got.solid instanceof Uint8Array) ||
+      got.solid.length !== want.length ||
+      got.solid.some((x, i) => x !== want[i]) ||
+      got.voxelSize !== 1e-6
+    ) {
+      h.problem(`${label}: read shape ${got.shape}, ${got.solid?.length} voxels, not the file's image`);
+    }
+  });
+}
+
+// ---- readPath ---------------------------------------------------------------------------------
+
+const pathValues = {
+  "'image.raw'": { v: () => 'image.raw' },
+  "'/abs/dir/file'": { v: () => '/abs/dir/file' },
+  "' ' (a space)": { v: () => ' ' },
+  "'ü n ï ✓'": { v: () => 'ü n ï ✓' },
+  '5000 characters': { v: () => 'p'.repeat(5000) },
+  "''": { v: () => '', bad: true },
+  "'a\\0b'": { v: () => 'a\0b', bad: true },
+  "'\\0'": { v: () => '\0', bad: true },
+  5: { v: () => 5, bad: true },
+  undefined: { v: () => undefined, bad: true },
+  null: { v: () => null, bad: true },
+  'a Buffer': { v: () => Buffer.from('image.raw'), bad: true },
+  'a file: URL': { v: () => pathToFileURL('/tmp/image.raw'), bad: true },
+  'a String object': { v: () => Object('image.raw'), bad: true },
+  'Symbol()': { v: () => Symbol('path'), bad: true },
+};
+const pathArguments = { undefined: undefined, "'file'": 'file', "'options.out'": 'options.out' };
+
+// ---- writeAtomically, writeAtomicallySync ------------------------------------------------------
+
+const atomicCases = [
+  'writeAtomically: writes',
+  'writeAtomically: writes in two steps',
+  'writeAtomically: throws',
+  'writeAtomically: rejects',
+  'writeAtomically: writes, then throws',
+  'writeAtomically: writes nothing',
+  'writeAtomically: writes, then deletes',
+  'writeAtomically: not a function',
+  'writeAtomicallySync: writes',
+  'writeAtomicallySync: writes, then throws',
+  'writeAtomicallySync: returns a promise',
+  'writeAtomicallySync: writes nothing',
+  'writeAtomicallySync: writes, then deletes',
+  'writeAtomicallySync: not a function',
+];
+const notFunctions = { undefined: undefined, null: null, "'write'": 'write', '{}': {}, 'a Promise': Promise.resolve() };
+
+async function atomicExec(plan, h, { io }) {
+  const [member, how] = plan.case.split(': ');
+  const sync = member === 'writeAtomicallySync';
+  const content = `written by case ${plan.case} ${'·'.repeat(100)}\n`;
+  const failure = new Error('the writer failed');
+  let pending;
+  const writers = {
+    writes: sync ? (t) => writeFileSync(t, content) : (t) => writeFile(t, content),
+    'writes in two steps': async (t) => {
+      const handle = await open(t, 'w');
+      try {
+        await handle.write(content.slice(0, 10));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        await handle.write(content.slice(10));
+      } finally {
+        await handle.close();
+      }
+    },
+    throws: () => {
+      throw failure;
+    },
+    rejects: () => Promise.reject(failure),
+    'writes, then throws': sync
+      ? (t) => {
+          writeFileSync(t, 'partial');
+          throw failure;
+        }
+      : async (t) => {
+          await writeFile(t, 'partial');
+          throw failure;
+        },
+    'returns a promise': (t) => {
+      pending = writeFile(t, content);
+      return pending;
+    },
+    'writes nothing': () => {},
+    'writes, then deletes': sync
+      ? (t) => {
+          writeFileSync(t, content);
+          rmSync(t);
+        }
+      : async (t) => {
+          await writeFile(t, content);
+          await rm(t);
+        },
+  };
+  await withTempDir(async (dir) => {
+    const pathEntry = writePaths[plan.path];
+    const path = pathEntry.v(dir, 'out.txt');
+    const write = how === 'not a function' ? notFunctions[plan.write] : writers[how];
+    let roots = [];
+    if (pathEntry.bad) roots = ['path'];
+    else if (how === 'not a function' || how === 'returns a promise') roots = ['write'];
+    // The writer's own error ends the call as it is; a writer that leaves no temp file ends it in
+    // the file system's ENOENT for the temp path (nothing to rename).
+    const own = (e) => e === failure;
+    const none = how === 'writes nothing' || how === 'writes, then deletes';
+    const label = `${member}(${plan.path}, ${how === 'not a function' ? plan.write : `a writer that ${how}`})`;
+    const result = await judge(h, label, () => io[member](path, write), {
+      roots,
+      fs: pathEntry.fs === true || none,
+      allow: own,
+      mustThrow: ['throws', 'rejects', 'writes, then throws'].includes(how)
+        ? 'the writer failed'
+        : none && roots.length === 0
+          ? 'no temp file to rename'
+          : undefined,
+    });
+    if (
+      !result.ok &&
+      none &&
+      !pathEntry.bad &&
+      !(fsError(result.error) && result.error.code === 'ENOENT') &&
+      !pathEntry.fs
+    ) {
+      h.problem(`${label}: ended in ${result.error?.constructor?.name} ${result.error?.code ?? ''}, not ENOENT`);
+    }
+    if (result.value !== undefined) h.problem(`${label}: returned ${typeof result.value}, not undefined`);
+    // A promise the synchronous form refused still runs: its temp file goes once it settles.
+    if (pending !== undefined) {
+      await pending.catch(() => {});
+      for (let i = 0; i < 200 && tempsLeft(dir).length > 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    checkWritten(h, label, dir, path, pathEntry, result, (bytes) => {
+      if (bytes.toString('utf8') !== content)
+        h.problem(`${label}: the file holds ${bytes.length} bytes, not what was written`);
+    });
+  });
+}
+
+// ---- fromPoreSpy ------------------------------------------------------------------------------
+
+const poreValues = (i) => [0, 1, 2, 0, -1, 0.5, -0][i % 7];
+/** `im` of 60 voxels; `bad` the argument its refusal names. */
+const poreSpyIms = {
+  'Uint8Array of 0/1/2': { v: () => Uint8Array.from({ length: 60 }, (_, i) => i % 3) },
+  'array of booleans': { v: () => Array.from({ length: 60 }, (_, i) => i % 4 === 0) },
+  'array of numbers (-0, 0.5, -1)': { v: () => Array.from({ length: 60 }, (_, i) => poreValues(i)) },
+  'Float64Array with -0 and ±Infinity': {
+    v: () =>
+      Float64Array.from(
+        { length: 60 },
+        (_, i) => [0, -0, Number.POSITIVE_INFINITY, 1e-300, Number.NEGATIVE_INFINITY][i % 5],
+      ),
+  },
+  'SharedArrayBuffer-backed Uint8Array': {
+    v: () => {
+      const a = new Uint8Array(new SharedArrayBuffer(60));
+      for (let i = 0; i < 60; i++) a[i] = i % 2;
+      return a;
+    },
+  },
+  'Proxy of an array': {
+    v: () =>
+      new Proxy(
+        Array.from({ length: 60 }, (_, i) => i % 5 === 0),
+        {},
+      ),
+  },
+  'array with NaN': { v: () => Array.from({ length: 60 }, (_, i) => (i === 17 ? Number.NaN : 1)), element: true },
+  'Float32Array with NaN': {
+    v: () => Float32Array.from({ length: 60 }, (_, i) => (i === 59 ? Number.NaN : 0)),
+    element: true,
+  },
+  BigInt64Array: { v: () => new BigInt64Array(60), bad: 'im' },
+  'detached Uint8Array': {
+    v: () => {
+      const a = new Uint8Array(60);
+      structuredClone(a.buffer, { transfer: [a.buffer] });
+      return a;
+    },
+    bad: 'im',
+  },
+  DataView: { v: () => new DataView(new ArrayBuffer(60)), bad: 'im' },
+  'Uint8Array of 59': { v: () => new Uint8Array(59), mismatch: true },
+  'Proxy of a Uint8Array': { v: () => new Proxy(new Uint8Array(60), {}), bad: 'im' },
+  'array with a string, a null or a hole': {
+    v: (r) => {
+      const a = new Array(60).fill(0);
+      const which = Math.floor(r.next() * 3);
+      if (which === 0) a[30] = '0';
+      else if (which === 1) a[30] = null;
+      else delete a[30];
+      return a;
+    },
+    element: true,
+  },
+  'null, a number or a string': { v: (r) => [null, 60, '0'.repeat(60)][Math.floor(r.next() * 3)], bad: 'im' },
+};
+const poreSpyShapes = {
+  '[3, 4, 5]': { v: () => [3, 4, 5] },
+  '[5, 4, 3]': { v: () => [5, 4, 3] },
+  'Int32Array [60, 1, 1]': { v: () => Int32Array.of(60, 1, 1) },
+  ...Object.fromEntries(
+    Object.entries(sliceShapes)
+      .filter(([, e]) => e.bad === 'shape')
+      .map(([k, e]) => [k, { v: e.v, bad: 'shape' }]),
+  ),
+  '[3, 4, 6]': { v: () => [3, 4, 6], mismatch: true },
+};
+
+async function poreSpyExec(plan, h, { io, r }) {
+  const imEntry = poreSpyIms[plan.im];
+  const shapeEntry = poreSpyShapes[plan.shape];
+  const im = imEntry.v(r);
+  const voxelSize = numbers[plan.voxelSize]();
+  const badSize = !(typeof voxelSize === 'number' && Number.isFinite(voxelSize) && voxelSize > 0);
+  // fromPoreSpy reads the shape, the voxel size, im's container, its length, then its elements.
+  let roots = [];
+  if (shapeEntry.bad) roots = ['shape'];
+  else if (badSize) roots = ['voxelSize'];
+  else if (imEntry.bad) roots = ['im'];
+  else if (shapeEntry.mismatch || imEntry.mismatch) roots = ['shape', 'im'];
+  else if (imEntry.element) roots = ['im'];
+  const before = inputHash(im);
+  const label = `fromPoreSpy(${plan.im}, ${plan.shape}, ${plan.voxelSize})`;
+  const shape = shapeEntry.v();
+  const result = await judge(h, label, () => io.fromPoreSpy(im, shape, voxelSize), { roots });
+  if (inputHash(im) !== before) h.problem(`${label}: changed im`);
+  if (!result.ok) return;
+  const { solid, shape: s, voxelSize: size } = result.value;
+  if (!(solid instanceof Uint8Array) || solid === im || solid.length !== 60) {
+    return h.problem(
+      `${label}: solid is a ${solid?.constructor?.name} of ${solid?.length}, not a new Uint8Array of 60`,
+    );
+  }
+  if (!Array.isArray(s) || s.length !== 3 || s.some((x, a) => x !== shape[a])) h.problem(`${label}: shape ${s}`);
+  if (size !== voxelSize) h.problem(`${label}: voxelSize ${size}, given ${voxelSize}`);
+  for (let i = 0; i < 60; i++) {
+    const x = im[i];
+    const want = x === 0 || x === false ? 1 : 0;
+    if (solid[i] !== want) return h.problem(`${label}: solid[${i}] is ${solid[i]} for im ${String(x)}`);
+  }
+}
+
+// ---- writeVtp ---------------------------------------------------------------------------------
+
+const vtpPoints = () => Float64Array.from({ length: 12 }, (_, i) => (i * 0.37) % 1.3);
+const vtpLines = () => Uint32Array.of(0, 1, 1, 2, 2, 3);
+/** Points (4 unless said); `bad` the argument its refusal names. */
+const vtpPointValues = {
+  Float64Array: { v: vtpPoints },
+  Float32Array: { v: () => Float32Array.from(vtpPoints()) },
+  'SharedArrayBuffer-backed': { v: () => containers['SharedArrayBuffer-backed'](vtpPoints()) },
+  'subarray at offset 1': { v: () => containers['subarray at offset 1'](vtpPoints()) },
+  'Float64Array of 11': { v: () => new Float64Array(11), bad: 'points' },
+  'with NaN': { v: () => Object.assign(vtpPoints(), { 4: Number.NaN }), bad: 'points' },
+  'with Infinity': { v: () => Object.assign(vtpPoints(), { 11: Number.POSITIVE_INFINITY }), bad: 'points' },
+  Int32Array: { v: () => new Int32Array(12), bad: 'points' },
+  'plain array': { v: () => Array.from(vtpPoints()), bad: 'points' },
+  DataView: { v: () => new DataView(vtpPoints().buffer), bad: 'points' },
+  'detached Float64Array': { v: () => containers['detached Float64Array'](vtpPoints()), bad: 'points' },
+  'Proxy of a Float64Array': { v: () => new Proxy(vtpPoints(), {}), bad: 'points' },
+  null: { v: () => null, bad: 'points' },
+  undefined: { v: () => undefined, bad: 'points' },
+};
+const vtpLineValues = {
+  Uint32Array: { v: vtpLines },
+  Int32Array: { v: () => Int32Array.from(vtpLines()) },
+  'Uint32Array of 5': { v: () => Uint32Array.of(0, 1, 1, 2, 2), bad: 'lines' },
+  'index 4 (= points)': { v: () => Uint32Array.of(0, 1, 1, 2, 2, 4), bad: 'lines' },
+  'Int32Array with -1': { v: () => Int32Array.of(0, 1, 1, 2, -1, 3), bad: 'lines' },
+  'index 2**32 - 1': { v: () => Uint32Array.of(0, 1, 1, 2, 2, 2 ** 32 - 1), bad: 'lines' },
+  Float64Array: { v: () => Float64Array.from(vtpLines()), bad: 'lines' },
+  Uint16Array: { v: () => Uint16Array.from(vtpLines()), bad: 'lines' },
+  'plain array': { v: () => Array.from(vtpLines()), bad: 'lines' },
+  'detached Uint32Array': {
+    v: () => {
+      const a = vtpLines();
+      structuredClone(a.buffer, { transfer: [a.buffer] });
+      return a;
+    },
+    bad: 'lines',
+  },
+  'Proxy of a Uint32Array': { v: () => new Proxy(vtpLines(), {}), bad: 'lines' },
+  null: { v: () => null, bad: 'lines' },
+};
+/** Arrays over `n` tuples (4 points, 3 lines); `bad` the argument under `pointData`/`cellData` its refusal names. */
+const vtpArrayValues = {
+  '{ a: Float64Array(n) }': { v: (n) => ({ a: Float64Array.from({ length: n }, (_, i) => i / 3) }) },
+  '{ a: Uint8Array(n), b: Int16Array(n) }': { v: (n) => ({ a: new Uint8Array(n).fill(7), b: new Int16Array(n) }) },
+  '{ v: { values: Float32Array(3n), components: 3 } }': {
+    v: (n) => ({ v: { values: new Float32Array(3 * n).fill(0.25), components: 3 } }),
+  },
+  "{ 'a<&>\"': Int32Array(n) }": { v: (n) => ({ 'a<&>"': new Int32Array(n) }) },
+  '{}': { v: () => ({}) },
+  '{ a: Float64Array(n + 1) }': { v: (n) => ({ a: new Float64Array(n + 1) }), bad: '.a' },
+  "{ '': Float64Array(n) }": { v: (n) => ({ '': new Float64Array(n) }), bad: '' },
+  '{ a: null }': { v: () => ({ a: null }), bad: '.a' },
+  '{ a: plain array }': { v: (n) => ({ a: new Array(n).fill(0) }), bad: '.a' },
+  '{ a: BigInt64Array(n) }': { v: (n) => ({ a: new BigInt64Array(n) }), bad: '.a' },
+  '{ a: DataView }': { v: (n) => ({ a: new DataView(new ArrayBuffer(8 * n)) }), bad: '.a' },
+  '{ a: { values, components: 0 } }': { v: (n) => ({ a: { values: new Float64Array(n), components: 0 } }), bad: '.a' },
+  '{ a: Proxy of a Float64Array }': { v: (n) => ({ a: new Proxy(new Float64Array(n), {}) }), bad: '.a' },
+  'a Float64Array': { v: (n) => new Float64Array(n), bad: '' },
+  null: { v: () => null, bad: '' },
+};
+const vtpVerts = {
+  undefined: { v: undefined },
+  true: { v: true },
+  false: { v: false },
+  "'yes'": { v: 'yes', bad: 'verts' },
+  1: { v: 1, bad: 'verts' },
+  null: { v: null, bad: 'verts' },
+};
+const vtpOptions = { null: null, 5: 5, '[]': [], undefined: undefined };
+
+const vtpParts = [
+  'valid',
+  'valid, no verts',
+  'valid, no lines',
+  'valid, no points',
+  'points',
+  'lines',
+  'verts',
+  'pointData',
+  'cellData',
+  'options',
+  'path',
+];
+
+function vtpPlan(r) {
+  const part = r.member(vtpParts);
+  const valid = (table) => r.pick(Object.keys(table).filter((k) => !table[k].bad));
+  const hostile = (table) => r.pick(Object.keys(table).filter((k) => table[k].bad !== undefined));
+  const plan = {
+    part,
+    path: part === 'path' ? pickWritePath(r, true) : pickWritePath(r, false),
+    points: r.chance(0.6) ? 'Float64Array' : valid(vtpPointValues),
+    lines: r.chance(0.6) ? 'Uint32Array' : valid(vtpLineValues),
+    verts: part === 'valid, no verts' ? 'false' : valid(vtpVerts),
+    pointData: r.chance(0.3) ? 'undefined' : valid(vtpArrayValues),
+    cellData: r.chance(0.3) ? 'undefined' : valid(vtpArrayValues),
+    options: 'object',
+  };
+  if (part === 'valid, no lines') {
+    plan.lines = 'undefined';
+    plan.cellData = r.pick(['undefined', '{}']);
+  }
+  if (part === 'valid, no points') {
+    plan.points = 'empty';
+    plan.lines = 'undefined';
+    plan.pointData = r.pick(['undefined', '{ a: Float64Array(n) }']);
+    plan.cellData = 'undefined';
+  }
+  if (part === 'points') plan.points = hostile(vtpPointValues);
+  if (part === 'lines') plan.lines = hostile(vtpLineValues);
+  if (part === 'verts') plan.verts = hostile(vtpVerts);
+  if (part === 'pointData') plan.pointData = hostile(vtpArrayValues);
+  if (part === 'cellData') plan.cellData = hostile(vtpArrayValues);
+  if (part === 'options') plan.options = r.pick(Object.keys(vtpOptions));
+  return plan;
+}
+
+async function vtpExec(plan, h, { io }) {
+  await withTempDir(async (dir) => {
+    const pathEntry = writePaths[plan.path];
+    const path = pathEntry.v(dir, 'network.vtp');
+    const pointsEntry = plan.points === 'empty' ? { v: () => new Float64Array(0) } : vtpPointValues[plan.points];
+    const linesEntry = plan.lines === 'undefined' ? { v: () => undefined } : vtpLineValues[plan.lines];
+    const pointDataEntry = plan.pointData === 'undefined' ? { v: () => undefined } : vtpArrayValues[plan.pointData];
+    const cellDataEntry = plan.cellData === 'undefined' ? { v: () => undefined } : vtpArrayValues[plan.cellData];
+    const points = pointsEntry.v();
+    const lines = linesEntry.v();
+    const n = plan.points === 'empty' ? 0 : 4;
+    const m = lines === undefined ? 0 : 3;
+    const options =
+      plan.options === 'object'
+        ? { points, lines, verts: vtpVerts[plan.verts].v, pointData: pointDataEntry.v(n), cellData: cellDataEntry.v(m) }
+        : vtpOptions[plan.options];
+    // writeVtp reads the path, the options, points, lines, verts, pointData, cellData.
+    const named = (root, e) => (e.bad === undefined ? undefined : `${root}${e.bad}`);
+    const first = [
+      pathEntry.bad ? 'path' : undefined,
+      plan.options === 'object' ? undefined : 'options',
+      pointsEntry.bad,
+      linesEntry.bad,
+      vtpVerts[plan.verts].bad,
+      named('pointData', pointDataEntry),
+      named('cellData', cellDataEntry),
+    ].find((x) => x !== undefined);
+    const label = `writeVtp(${plan.path}, ${plan.options === 'object' ? `{ points: ${plan.points}, lines: ${plan.lines}, verts: ${plan.verts}, pointData: ${plan.pointData}, cellData: ${plan.cellData} }` : plan.options})`;
+    const result = await judge(h, label, () => io.writeVtp(path, options), {
+      roots: first === undefined ? [] : [first],
+      fs: pathEntry.fs === true,
+    });
+    const verts = vtpVerts[plan.verts].v !== false;
+    checkWritten(h, label, dir, path, pathEntry, result, (bytes) => {
+      const text = bytes.toString('latin1');
+      const start = text.indexOf('<AppendedData encoding="raw">');
+      const xml = text.slice(0, start);
+      if (!xml.startsWith('<?xml') || !xml.includes('<VTKFile type="PolyData"') || start < 0) {
+        return h.problem(`${label}: no VTKFile PolyData root`);
+      }
+      const counts = `NumberOfPoints="${n}" NumberOfVerts="${verts ? n : 0}" NumberOfLines="${m}"`;
+      if (!xml.includes(counts)) return h.problem(`${label}: the piece does not say ${counts}`);
+      // The appended block: after '_', per DataArray a UInt64 byte count and the bytes, in offset order.
+      const arrays = [
+        ...xml.matchAll(
+          /<DataArray type="(\w+)" Name="([^"]*)" NumberOfComponents="(\d+)" format="appended" offset="(\d+)"\/>/g,
+        ),
+      ];
+      if (!arrays.some((a) => a[2] === 'Points')) return h.problem(`${label}: no Points array`);
+      let at = text.indexOf('_', start) + 1;
+      const base = at;
+      const blocks = new Map();
+      for (let b = 0; b < arrays.length; b++) {
+        if (at + 8 > bytes.length) return h.problem(`${label}: the appended data ends at block ${b}`);
+        const size = Number(bytes.readBigUInt64LE(at));
+        blocks.set(at - base, { at: at + 8, size });
+        at += 8 + size;
+      }
+      if (text.slice(at) !== '\n  </AppendedData>\n</VTKFile>\n')
+        return h.problem(`${label}: the file does not end after its ${arrays.length} blocks`);
+      for (const [, type, name, , offset] of arrays) {
+        if (!blocks.has(Number(offset))) return h.problem(`${label}: ${name}'s offset ${offset} starts no block`);
+        if (name === 'Points') {
+          const { at: p, size } = blocks.get(Number(offset));
+          const want = Buffer.from((type === 'Float64' ? Float64Array : Float32Array).from(points).buffer);
+          if (size !== want.length || !bytes.subarray(p, p + size).equals(want))
+            h.problem(`${label}: the Points block is not the points`);
+        }
+      }
+      for (const key of Object.keys(options.pointData ?? {})) {
+        const escaped = key.replace(
+          /[&<>"']/g,
+          (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c],
+        );
+        if (!arrays.some((a) => a[2] === escaped)) h.problem(`${label}: no DataArray named ${escaped}`);
+      }
+    });
+  });
+}
+
 export const ioTargets = {
   'io.checkVoxelImage': {
     build: (r) => ({ image: r.pick(Object.keys(images)), how: r.pick(['checkVoxelImage', 'porosity']) }),
@@ -466,4 +1650,54 @@ export const ioTargets = {
       });
     },
   },
+
+  'io.sliceOf': { build: slicePlan, exec: sliceExec },
+
+  'io.writePng': { build: pngPlan, exec: pngExec },
+
+  'io.readImage': {
+    build: (r) => ({
+      file: r.member(Object.keys(imageFiles)),
+      options: r.chance(0.5) ? '{ shape: [3, 4, 5], voxelSize: 1e-6 }' : r.pick(Object.keys(imageOptions)),
+    }),
+    exec: readImageExec,
+  },
+
+  'io.readPath': {
+    build: (r) => ({ value: r.member(Object.keys(pathValues)), argument: r.pick(Object.keys(pathArguments)) }),
+    async exec(plan, h, { io }) {
+      const entry = pathValues[plan.value];
+      const value = entry.v();
+      const argument = pathArguments[plan.argument];
+      const label = `readPath(${plan.value}${argument === undefined ? '' : `, ${plan.argument}`})`;
+      const result = await judge(
+        h,
+        label,
+        () => (argument === undefined ? io.readPath(value) : io.readPath(value, argument)),
+        { roots: entry.bad ? [argument ?? 'path'] : [] },
+      );
+      if (result.ok && result.value !== value) h.problem(`${label}: returned ${String(result.value)}, not the path`);
+      if (!result.ok && entry.bad && !(result.error instanceof TypeError)) {
+        h.problem(`${label}: a ${result.error?.constructor?.name}, not a TypeError`);
+      }
+    },
+  },
+
+  'io.writeAtomically': {
+    build: (r) => ({ case: r.member(atomicCases), path: pickWritePath(r), write: r.pick(Object.keys(notFunctions)) }),
+    exec: atomicExec,
+  },
+
+  'io.fromPoreSpy': {
+    build: (r) => ({
+      im: r.member(Object.keys(poreSpyIms)),
+      shape: r.chance(0.75)
+        ? r.pick(['[3, 4, 5]', '[5, 4, 3]', 'Int32Array [60, 1, 1]'])
+        : r.pick(Object.keys(poreSpyShapes)),
+      voxelSize: r.chance(0.75) ? r.pick(['1', '5e-324', '1e308']) : r.pick(Object.keys(numbers)),
+    }),
+    exec: poreSpyExec,
+  },
+
+  'io.writeVtp': { build: vtpPlan, exec: vtpExec },
 };
