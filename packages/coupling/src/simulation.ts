@@ -565,8 +565,10 @@ export class CoupledSimulation implements Disposable {
       // At least one pass, so that even a run of no steps yields once and is in flight until its
       // promise settles (a second run() in the same tick is refused, as for the other solvers).
       do {
+        // At least one step per slice: a slice shorter than the clock's resolution (an interval
+        // of 5e-324 ms) made none, and the run yielded for ever without progress.
         const start = performance.now();
-        while (done < total && performance.now() - start < interval) {
+        for (let first = true; done < total && (first || performance.now() - start < interval); first = false) {
           this.#coupledStep();
           done++;
         }

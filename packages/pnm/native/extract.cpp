@@ -557,7 +557,8 @@ class LevelQueue {
 /// takes the label of the voxel whose turn reached it, turns going by
 /// increasing −s and, at equal values, by the order reached. Pore voxels no marker
 /// reaches through pore take the label of the nearest labelled voxel through
-/// solid (as a watershed over the whole image, masked afterwards, gives them).
+/// solid and other such voxels (as a watershed over the whole image, masked
+/// afterwards, gives them).
 /// Voxel positions in bricks of 8³ (2 kB of 4-byte values, within one page):
 /// the flood reads a voxel's six neighbours, which in C order are a plane
 /// apart; in bricks most of them share the voxel's page and cache lines.
@@ -668,7 +669,10 @@ std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
         }
       });
     }
-    // Breadth-first outwards through solid to the nearest labelled voxel.
+    // Breadth-first outwards to the nearest labelled voxel, through solid and
+    // through the pore voxels of other components no marker reached (as the
+    // flood over the whole image passes them): in a thin image such a
+    // component may have only orphans between it and every labelled voxel.
     seen.clear();
     frontier = component;
     for (std::uint64_t v : component) seen.insert(v);
@@ -681,7 +685,7 @@ std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
           seen.insert(u);
           if (labels[u] > 0) {
             found = labels[u];
-          } else if (!(dt[u] > 0)) {
+          } else if (!(dt[u] > 0) || labels[u] == 0) {
             next.push_back(u);
           }
         });

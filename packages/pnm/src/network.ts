@@ -2,6 +2,7 @@
  * The Network class and extraction: the public objects over the native network.
  * @internal
  */
+import { fail } from '@peclet/core';
 import { type VoxelImage, writeVtp } from '@peclet/io';
 import type { NetworkArrays, PoreArrays, ThroatArrays } from './arrays.js';
 import { type NativeNetwork, type NativeNetworkInfo, native } from './native.js';
@@ -20,12 +21,25 @@ import type {
   StokesFlowOptions,
   StokesFlowResult,
 } from './types.js';
-import { type NetworkJSON, networkToJSON, writeStatoil } from './writers.js';
+import { type NetworkJSON, networkToJSON, readNetwork, writeStatoil } from './writers.js';
 
 /** m² per millidarcy (1 D = 9.869233e-13 m²). */
 export const MILLIDARCY = 9.869233e-16;
 
 const STAGES = ['distanceTransform', 'smoothing', 'peaks', 'watershed', 'network'] as const;
+
+/**
+ * Native networks made by {@link extract} and {@link extractAsync} and not yet wrapped: the only
+ * values `new Network` accepts, each once. A membership test reads nothing of the value, so no
+ * getter or Proxy trap of a hostile argument runs.
+ */
+const unwrapped = new WeakSet<object>();
+
+/** The public Network over a native network this module has just made. */
+function wrap(nativeNetwork: NativeNetwork): Network {
+  unwrapped.add(nativeNetwork);
+  return new Network(nativeNetwork);
+}
 
 /**
  * A pore network extracted from a voxel image: pores (one per watershed region, plus boundary
@@ -50,10 +64,22 @@ export class Network implements Disposable, NetworkArrays {
   #arrays: { pores: PoreArrays; throats: ThroatArrays } | undefined;
   #releasedByCall = false;
 
-  /** @internal Networks come from {@link extract} and {@link extractAsync}. */
+  /**
+   * @internal Networks come from {@link extract} and {@link extractAsync}: anything else (a
+   * Network, which would alias its native network, or a look-alike object) is a TypeError.
+   */
   constructor(nativeNetwork: NativeNetwork) {
+    if (!unwrapped.delete(nativeNetwork)) {
+      fail('type', 'network', 'a Network cannot be constructed directly: use extract() or extractAsync()');
+    }
     this.#native = nativeNetwork;
-    this.#info = nativeNetwork.info;
+    // Read once and frozen: the getters hand out these objects, so writing into one must not
+    // change what the network reports (or what the writers and statistics read).
+    const info = nativeNetwork.info;
+    Object.freeze(info.shape);
+    Object.freeze(info.timings);
+    Object.freeze(info.peaks);
+    this.#info = Object.freeze(info);
   }
 
   /** Id in the module (`Network#<id>` in errors and the trace). */
@@ -113,7 +139,12 @@ export class Network implements Disposable, NetworkArrays {
   }
 
   #views(): { pores: PoreArrays; throats: ThroatArrays } {
-    if (this.#arrays === undefined || this.#native.released) this.#arrays = this.#native.arrays();
+    if (this.#arrays === undefined || this.#native.released) {
+      // The containers are frozen (the typed arrays in them stay writable): replacing an array
+      // would give the writers and statistics other values than the solvers read.
+      const { pores, throats } = this.#native.arrays();
+      this.#arrays = { pores: Object.freeze(pores), throats: Object.freeze(throats) };
+    }
     return this.#arrays;
   }
 
@@ -174,9 +205,14 @@ export class Network implements Disposable, NetworkArrays {
     return writeStatoil(this, dir, prefix);
   }
 
-  /** A VTK PolyData file for ParaView: pores as points, throats as lines, with their properties. */
-  writeVtp(path: string): Promise<void> {
-    const { pores, throats } = this;
+  /**
+   * A VTK PolyData file for ParaView: pores as points, throats as lines, with their properties.
+   * The arrays are read and checked as {@link writeStatoil} reads them, into copies, before the
+   * file is touched: writing into them, or releasing the network, while the file is written
+   * changes nothing in it.
+   */
+  async writeVtp(path: string): Promise<void> {
+    const { pores, throats } = readNetwork(this, 'network');
     return writeVtp(path, {
       points: pores.coordinates,
       lines: throats.conns,
@@ -219,7 +255,7 @@ export class Network implements Disposable, NetworkArrays {
  */
 export function extract(image: VoxelImage, options: ExtractOptions = {}): Network {
   const settings = readExtract(image, options, false);
-  return new Network(native.extract(settings.solid, settings.native));
+  return wrap(native.extract(settings.solid, settings.native));
 }
 
 /**
@@ -272,7 +308,7 @@ export async function extractAsync(image: VoxelImage, options: ExtractAsyncOptio
       result.release();
       throw progressError.error;
     }
-    return new Network(result);
+    return wrap(result);
   } catch (error) {
     if (progressError !== undefined) throw progressError.error;
     if (signal?.aborted) throw signal.reason;

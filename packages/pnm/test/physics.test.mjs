@@ -154,3 +154,34 @@ describe('drainage', () => {
     for (let s = 1; s < ip.saturation.length; s++) assert.ok(ip.saturation[s] >= ip.saturation[s - 1]);
   });
 });
+
+describe('thin images', () => {
+  // A line or a slab one voxel thick: components too thin for a peak, some of them reaching the
+  // labelled ones only through other such components (a watershed over the whole image passes
+  // them; searching through solid alone left their voxels without a region).
+  it('label every pore voxel, and the pores hold the whole pore space', () => {
+    let s = 12345;
+    const next = () => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+    for (const shape of [
+      [1, 1, 60],
+      [1, 16, 16],
+    ]) {
+      for (let k = 0; k < 25; k++) {
+        const n = shape[0] * shape[1] * shape[2];
+        const solid = Uint8Array.from({ length: n }, () => (next() < 0.4 ? 1 : 0));
+        solid[0] = 0;
+        solid[1] = 1;
+        const pore = solid.reduce((a, x) => a + (x === 0 ? 1 : 0), 0);
+        const network = extract({ solid, shape, voxelSize: 1 });
+        const unlabelled = network.regions.filter((r, i) => solid[i] === 0 && r <= 0).length;
+        assert.equal(unlabelled, 0, `${shape} #${k}: ${unlabelled} pore voxels without a region`);
+        const volume = network.pores.volume.reduce((a, v) => a + v, 0);
+        assert.ok(Math.abs(volume - pore) < 1e-9 * pore, `${shape} #${k}: pores hold ${volume} of ${pore}`);
+        network.release();
+      }
+    }
+  });
+});

@@ -1,8 +1,11 @@
 // pnm's targets: extract (hostile images, shapes, voxel sizes, options, a large image under a
 // memory cap), extractAsync (signals, reentrant onProgress, intervals, concurrent calls, the
 // image changed after the call), the four solvers (hostile options, released networks, garbage
-// written into the zero-copy arrays and restored), and the writers (paths, prefixes, bins,
-// hand-built NetworkArrays).
+// written into the zero-copy arrays and restored), the writers (paths, prefixes, bins,
+// hand-built NetworkArrays), every other member of Network (live, released, disposed,
+// finalized, with garbage in an array, after writes into the objects it hands out, called on
+// something else), the functions (networkStatistics, networkToJSON, writeStatoil, fromPoreSpy,
+// `new Network` of anything), and finalize (with networks, during extractions and writes).
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,6 +78,9 @@ const images = {
   'checkerboard 2³': { make: () => checker(2) },
   'line 1×1×30, solid every 7th': { make: () => image([1, 1, 30], (_i, _j, k) => k % 7 === 0) },
   'line 30×1×1, last voxel solid': { make: () => image([30, 1, 1], (i) => i === 29) },
+  // Components cut off from every marker by other such components: their labels come through them.
+  'random line 1×1×60, 40% solid': { make: (r) => ({ solid: mask(r, 60, 0.4), shape: [1, 1, 60], voxelSize: h6 }) },
+  'random slab 1×16×16, 50% solid': { make: (r) => ({ solid: mask(r, 256, 0.5), shape: [1, 16, 16], voxelSize: h6 }) },
   '1×1×2, one pore and one solid': { make: () => image([1, 1, 2], (_i, _j, k) => k === 1) },
   'slab 8×8×1, solid first and last rows': { make: () => image([8, 8, 1], (i) => i === 0 || i === 7) },
   'thin 2×30×30': { make: () => image([2, 30, 30], (i, j, k) => i === 0 && (j + k) % 3 === 0) },
@@ -1512,6 +1518,39 @@ const handBuilt = {
     }),
     bad: 'network.throats.conduitLengths',
   },
+  'containers frozen': {
+    make: edit((c) => {
+      Object.freeze(c.pores);
+      Object.freeze(c.throats);
+      Object.freeze(c);
+    }),
+  },
+  'an extra key in pores': { make: edit((c) => (c.pores.extra = new Float64Array(3))) },
+  'conns a Uint32Array': {
+    make: edit((c) => (c.throats.conns = Uint32Array.from(c.throats.conns))),
+    bad: 'network.throats.conns',
+  },
+  'face a Uint8Array': { make: edit((c) => (c.pores.face = Uint8Array.from(c.pores.face))), bad: 'network.pores.face' },
+  'coordinates a Float32Array': {
+    make: edit((c) => (c.pores.coordinates = Float32Array.from(c.pores.coordinates))),
+    bad: 'network.pores.coordinates',
+  },
+  'shape a getter that throws': {
+    make: (net) => {
+      const c = copyOf(net);
+      Object.defineProperty(c, 'shape', {
+        get: () => {
+          throw hostileGetter();
+        },
+      });
+      return c;
+    },
+    throws: true,
+  },
+  'shape a Float64Array': { make: edit((c) => (c.shape = Float64Array.from(c.shape))), bad: 'network.shape' },
+  'shape [2**53, 1, 1]': { make: edit((c) => (c.shape = [2 ** 53, 1, 1])), bad: 'network.shape' },
+  'voxelSize Infinity': { make: edit((c) => (c.voxelSize = Number.POSITIVE_INFINITY)), bad: 'network.voxelSize' },
+  'porosity a string': { make: edit((c) => (c.porosity = '0.5')), bad: 'network.porosity' },
   'shape [0, 1, 1]': { make: edit((c) => (c.shape = [0, 1, 1])), bad: 'network.shape' },
   'shape of 2': { make: edit((c) => (c.shape = [4, 4])), bad: 'network.shape' },
   'voxelSize NaN': { make: edit((c) => (c.voxelSize = Number.NaN)), bad: 'network.voxelSize' },
@@ -1699,8 +1738,7 @@ function statisticsChecked(h, label, s, arrays, bins) {
   };
 }
 
-function writersPlan(r) {
-  const member = r.pick(members);
+function writersPlan(r, member = r.member(members)) {
   const fn = ['networkStatistics', 'networkToJSON', 'writeStatoil()'].includes(member);
   const plan = {
     member,
@@ -1818,6 +1856,1118 @@ async function writersExec(plan, h, { pnm }) {
   }
 }
 
+// ---- pnm.Network members -----------------------------------------------------------------------
+
+/** The getters and methods of Network's prototype that no solver target judges. */
+const networkMembers = [
+  'id',
+  'released',
+  'poreCount',
+  'throatCount',
+  'shape',
+  'voxelSize',
+  'porosity',
+  'timings',
+  'peaks',
+  'pores',
+  'throats',
+  'regions',
+  'statistics',
+  'writeStatoil',
+  'writeVtp',
+  'toJSON',
+  'release',
+];
+const solverMembers = ['stokesFlow', 'diffusion', 'drainage', 'invasionPercolation'];
+/** Answer once the network is released or its module finalized. */
+const answerAfterRelease = new Set(['id', 'released', 'release']);
+/** The image's metadata: a released network may still give it (as other packages' settings getters do) or throw ReleasedError. */
+const metadataMembers = new Set(['shape', 'voxelSize', 'porosity', 'timings', 'peaks']);
+/** Read every array through readNetwork (so garbage in them is a RangeError naming it). */
+const checkingReaders = new Set(['statistics', 'writeStatoil', 'toJSON', 'writeVtp']);
+/** Arrays the readers take as they are (any Int32 label; `regions` is not read). */
+const uncheckedArrays = new Set(['pores.label', 'regions']);
+
+const memberNetworks = {
+  'lattice 2 cells, boundaries x': networks['lattice 2 cells, boundaries x'],
+  'tube r 3, boundaries true': networks['tube r 3, boundaries true'],
+  'lattice 2 cells, no boundaries': networks['lattice 2 cells, no boundaries'],
+  'two blobs, boundaries x': networks['two blobs, boundaries x'],
+  'tube r 3 at h 1e-12, boundaries x': networks['tube r 3 at h 1e-12, boundaries x'],
+  'lattice 2 cells at h 1e3, boundaries x': networks['lattice 2 cells at h 1e3, boundaries x'],
+  'one pore voxel in 3³, boundaries true': { image: () => images['one pore voxel in 3³'].make(), boundaries: true },
+  'line 30×1×1, boundaries x': { image: () => images['line 30×1×1, last voxel solid'].make(), boundaries: ['x'] },
+};
+
+/** Options of statistics() / networkStatistics(); `bad`: the argument named; `bins`: the bins asked. */
+const statisticsOptions = {
+  'no argument': { args: () => [], bins: 20 },
+  undefined: { args: () => [undefined], bins: 20 },
+  '{}': { args: () => [{}], bins: 20 },
+  '{ bins: 1 }': { args: () => [{ bins: 1 }], bins: 1 },
+  '{ bins: 7 }': { args: () => [{ bins: 7 }], bins: 7 },
+  '{ bins: 10000 }': { args: () => [{ bins: 10_000 }], bins: 10_000 },
+  '{ bins: 7, unknown: 1 }': { args: () => [{ bins: 7, unknown: 1 }], bins: 7 },
+  'a Proxy of { bins: 3 }': { args: () => [new Proxy({ bins: 3 }, {})], bins: 3 },
+  'a frozen { bins: 4 }': { args: () => [Object.freeze({ bins: 4 })], bins: 4 },
+  'bins 6 on the prototype': { args: () => [Object.create({ bins: 6 })], bins: 6 },
+  'Object.create(null), bins 5': { args: () => [Object.assign(Object.create(null), { bins: 5 })], bins: 5 },
+  '{ bins: 0 }': { args: () => [{ bins: 0 }], bad: 'bins' },
+  '{ bins: 10001 }': { args: () => [{ bins: 10_001 }], bad: 'bins' },
+  '{ bins: 2.5 }': { args: () => [{ bins: 2.5 }], bad: 'bins' },
+  '{ bins: -1 }': { args: () => [{ bins: -1 }], bad: 'bins' },
+  '{ bins: NaN }': { args: () => [{ bins: Number.NaN }], bad: 'bins' },
+  '{ bins: Infinity }': { args: () => [{ bins: Number.POSITIVE_INFINITY }], bad: 'bins' },
+  '{ bins: 2**53 }': { args: () => [{ bins: 2 ** 53 }], bad: 'bins' },
+  "{ bins: '20' }": { args: () => [{ bins: '20' }], bad: 'bins' },
+  '{ bins: null }': { args: () => [{ bins: null }], bad: 'bins' },
+  '{ bins: 20n }': { args: () => [{ bins: 20n }], bad: 'bins' },
+  null: { args: () => [null], bad: 'options' },
+  5: { args: () => [5], bad: 'options' },
+  "'bins'": { args: () => ['bins'], bad: 'options' },
+  '[{ bins: 3 }]': { args: () => [[{ bins: 3 }]], bad: 'options' },
+  'a Uint8Array': { args: () => [new Uint8Array(4)], bad: 'options' },
+  'bins a getter that throws': {
+    args: () => [
+      Object.defineProperty({}, 'bins', {
+        get: () => {
+          throw hostileGetter();
+        },
+      }),
+    ],
+    throws: true,
+  },
+};
+const toJSONCalls = {
+  'toJSON()': (net) => net.toJSON(),
+  "toJSON('')": (net) => net.toJSON(''),
+  'JSON.stringify': (net) => JSON.parse(JSON.stringify(net)),
+};
+const releaseCalls = {
+  'release()': (net) => net.release(),
+  'release(1, 2)': (net) => net.release(1, 2),
+  '[Symbol.dispose]()': (net) => net[Symbol.dispose](),
+  'release() twice': (net) => {
+    net.release();
+    net.release();
+  },
+};
+
+/** Writes into the objects a network hands out (not into its typed arrays' elements). */
+const handedOutWrites = {
+  'shape[0] = 0': (net) => {
+    net.shape[0] = 0;
+  },
+  'shape.length = 0': (net) => {
+    net.shape.length = 0;
+  },
+  'timings.watershed = -1': (net) => {
+    net.timings.watershed = -1;
+  },
+  'peaks.found = 1e9': (net) => {
+    net.peaks.found = 1e9;
+  },
+  'pores.volume replaced by ones': (net) => {
+    net.pores.volume = new Float64Array(net.pores.volume.length).fill(1);
+  },
+  'throats.conns deleted': (net) => {
+    delete net.throats.conns;
+  },
+  'pores.face redefined as a throwing getter': (net) => {
+    Object.defineProperty(net.pores, 'face', {
+      get: () => {
+        throw hostileGetter();
+      },
+    });
+  },
+  "pores' prototype set to a Proxy": (net) => {
+    Object.setPrototypeOf(net.pores, new Proxy({}, {}));
+  },
+  'net.poreCount = 5': (net) => {
+    net.poreCount = 5;
+  },
+  'net.pores = {}': (net) => {
+    net.pores = {};
+  },
+};
+
+/** `this` values other than a live network for a member called through its descriptor. */
+const receivers = {
+  'a plain object': () => ({}),
+  null: () => null,
+  undefined: () => undefined,
+  'a Proxy of the network': (net) => new Proxy(net, {}),
+  'Network.prototype': (net) => Object.getPrototypeOf(net),
+  'a copy of its arrays': (net) => copyOf(net),
+};
+
+/** What a released network's member gives: `answer`, `either` (its value or ReleasedError), `released` (ReleasedError). */
+const afterReleaseKind = (m) => (answerAfterRelease.has(m) ? 'answer' : metadataMembers.has(m) ? 'either' : 'released');
+
+/** A member of `net` called through the prototype's descriptor with `receiver` as `this`. */
+function viaDescriptor(net, m, receiver, args) {
+  const d = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(net), m);
+  return d.get !== undefined ? d.get.call(receiver) : d.value.apply(receiver, args);
+}
+
+/** The image's metadata as the getters give it. */
+const metaDigest = (net) =>
+  JSON.stringify([net.shape, net.voxelSize, net.porosity, net.timings, net.peaks, net.released]);
+const fullDigest = (net) => (net.released ? 'released' : `${digestNetwork(net)}#${metaDigest(net)}`);
+
+/** Everything the members must give on a live network, read before the case touches it. */
+function referenceOf(pnm, net, im) {
+  let poreVoxels = 0;
+  for (const v of im.solid) if (v === 0) poreVoxels++;
+  return {
+    id: net.id,
+    shape: Array.from(im.shape),
+    voxelSize: im.voxelSize,
+    porosity: poreVoxels / im.solid.length,
+    voxels: im.solid.length,
+    timings: JSON.stringify(net.timings),
+    peaks: JSON.stringify(net.peaks),
+    digest: digestNetwork(net),
+    meta: metaDigest(net),
+    regions: hashArray(net.regions),
+    arrays: copyOf(net),
+    json: JSON.stringify(pnm.networkToJSON(copyOf(net))),
+  };
+}
+
+/** statistics' answer with its documented NaN (no values) set aside for the NaN rule, and the raw answer (`raw`, not enumerable). */
+const withRaw = (checked, raw) => Object.defineProperty(checked, 'raw', { value: raw });
+
+const statisticsText = (s) => JSON.stringify(s, (_, v) => (typeof v === 'number' && Number.isNaN(v) ? 'NaN' : v));
+
+/** The member's call and what its answer must be; `tmp` holds the files it writes. */
+function memberSpec(plan, tmp) {
+  const m = plan.member;
+  if (m === 'statistics') {
+    const o = statisticsOptions[plan.arg];
+    const args = o.args();
+    return {
+      call: (net) => net.statistics(...args),
+      bad: o.bad ? [o.bad] : [],
+      throws: Boolean(o.throws),
+      bins: o.bins,
+      shown: `statistics(${plan.arg})`,
+    };
+  }
+  if (m === 'writeStatoil') {
+    const d = dirs[plan.dir];
+    const p = prefixes[plan.prefix];
+    const dir = d.v(tmp);
+    const prefix = p.v();
+    const bad = [];
+    if (d.bad) bad.push('dir');
+    if (p.bad) bad.push('prefix');
+    return {
+      call: (net) => net.writeStatoil(dir, prefix),
+      bad,
+      fs: Boolean(p.fs),
+      dir,
+      prefix,
+      shown: `writeStatoil(${plan.dir}, ${plan.prefix})`,
+    };
+  }
+  if (m === 'writeVtp') {
+    const e = vtpPaths[plan.path];
+    const path = e.v(tmp);
+    return {
+      call: (net) => net.writeVtp(path),
+      bad: e.bad ? ['path'] : [],
+      fs: Boolean(e.fs),
+      path,
+      shown: `writeVtp(${plan.path})`,
+    };
+  }
+  if (m === 'toJSON') return { call: toJSONCalls[plan.arg], bad: [], shown: plan.arg };
+  if (m === 'release') return { call: releaseCalls[plan.arg], bad: [], shown: plan.arg };
+  return { call: (net) => net[m], bad: [], shown: m };
+}
+
+/** Checks a member's answer on a live network against the reference. */
+async function checkMemberAnswer(h, label, pnm, net, m, v, ref, spec) {
+  const p = (msg) => h.problem(`${label}: ${msg}`);
+  const N = ref.arrays.pores.volume.length;
+  const M = ref.arrays.throats.conns.length / 2;
+  const same = (a, b, what) => {
+    if (a !== b) p(`${what} ${String(a).slice(0, 80)}, expected ${String(b).slice(0, 80)}`);
+  };
+  if (m === 'id') {
+    if (!(Number.isSafeInteger(v) && v >= 1)) p(`id ${v}`);
+    same(v, ref.id, 'id');
+  } else if (m === 'released') same(v, false, 'released');
+  else if (m === 'poreCount') same(v, N, 'poreCount');
+  else if (m === 'throatCount') same(v, M, 'throatCount');
+  else if (m === 'shape') {
+    if (!Array.isArray(v) || v.length !== 3 || v.some((x, a) => x !== ref.shape[a]))
+      p(`shape ${v}, the image's ${ref.shape}`);
+  } else if (m === 'voxelSize') same(v, ref.voxelSize, 'voxelSize');
+  else if (m === 'porosity') same(v, ref.porosity, 'porosity');
+  else if (m === 'timings') {
+    const keys = ['distanceTransform', 'smoothing', 'peaks', 'watershed', 'network'];
+    if (Object.keys(v).join() !== keys.join()) p(`timings keys ${Object.keys(v)}`);
+    for (const k of keys) if (!(Number.isFinite(v[k]) && v[k] >= 0)) p(`timings.${k} = ${v[k]}`);
+    same(JSON.stringify(v), ref.timings, 'timings');
+  } else if (m === 'peaks') {
+    const { found, saddles, nearby } = v;
+    if (![found, saddles, nearby].every((x) => Number.isSafeInteger(x) && x >= 0) || saddles + nearby > found) {
+      p(`peaks found ${found}, saddles ${saddles}, nearby ${nearby}`);
+    }
+    same(JSON.stringify(v), ref.peaks, 'peaks');
+  } else if (m === 'pores' || m === 'throats') {
+    const keys = m === 'pores' ? POROUS_KEYS : THROAT_KEYS;
+    for (const k of keys) {
+      const want = ref.arrays[m][k];
+      if (!(v[k] instanceof want.constructor))
+        p(`${m}.${k} is a ${v[k]?.constructor?.name}, not a ${want.constructor.name}`);
+      else same(hashArray(v[k]), hashArray(want), `${m}.${k}`);
+    }
+  } else if (m === 'regions') {
+    if (!(v instanceof Int32Array)) p(`regions is a ${v?.constructor?.name}`);
+    else if (v.length !== ref.voxels) p(`regions of ${v.length} values, ${ref.voxels} voxels`);
+    same(hashArray(v), ref.regions, 'regions');
+  } else if (m === 'statistics') {
+    // The same as networkStatistics() of a copy of the arrays.
+    const want = statisticsText(pnm.networkStatistics(ref.arrays, spec.bins === 20 ? undefined : { bins: spec.bins }));
+    same(statisticsText(v.raw), want, 'statistics');
+  } else if (m === 'writeStatoil') {
+    checkStatoil(h, label, spec.dir, spec.prefix, ref.arrays);
+    // The same files as writeStatoil() of a copy of the arrays.
+    const other = mkdtempSync(join(tmpdir(), 'pnm-hostile-ref-'));
+    try {
+      await pnm.writeStatoil(ref.arrays, other, 'ref');
+      for (const kind of ['node1', 'node2', 'link1', 'link2']) {
+        const a = readFileSync(join(spec.dir, `${spec.prefix}_${kind}.dat`), 'utf8');
+        const b = readFileSync(join(other, `ref_${kind}.dat`), 'utf8');
+        if (a !== b) p(`${kind}.dat differs from writeStatoil() of a copy of the arrays`);
+      }
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  } else if (m === 'writeVtp') {
+    const text = readFileSync(spec.path, 'latin1');
+    if (!text.includes(`NumberOfPoints="${N}"`) || !text.includes(`NumberOfLines="${M}"`)) {
+      p(`the file does not hold ${N} points and ${M} lines`);
+    }
+  } else if (m === 'toJSON') {
+    checkJSON(h, label, v, ref.arrays);
+    same(JSON.stringify(v), ref.json, 'toJSON');
+  } else if (m === 'release') {
+    if (!net.released) p('released is false after release()');
+  }
+}
+
+function membersPlan(r) {
+  const member = r.member(networkMembers);
+  const state = r.pick([
+    'live',
+    'live',
+    'live',
+    'garbage',
+    'garbage',
+    'released',
+    'disposed',
+    'finalized',
+    'written',
+    'written',
+    'receiver',
+  ]);
+  const plan = { member, state, network: r.pick(Object.keys(memberNetworks)) };
+  const hostile = state === 'live' || r.chance(0.3);
+  if (member === 'statistics') plan.arg = hostile ? pickValue(r, statisticsOptions) : '{ bins: 7 }';
+  if (member === 'writeStatoil') {
+    const hostileDir = hostile && r.chance(0.5);
+    plan.dir = hostileDir ? r.pick(Object.keys(dirs)) : 'the temp dir';
+    plan.prefix = hostile && !hostileDir ? r.pick(Object.keys(prefixes)) : "'net'";
+  }
+  if (member === 'writeVtp') plan.path = hostile ? r.pick(Object.keys(vtpPaths)) : "'net.vtp'";
+  if (member === 'toJSON') plan.arg = r.pick(Object.keys(toJSONCalls));
+  if (member === 'release') plan.arg = r.pick(Object.keys(releaseCalls));
+  if (state === 'garbage') {
+    plan.garbage = r.pick(Object.keys(garbage));
+    // The network before the write: one with throats, so that every array has an element 0.
+    plan.network = r.pick([
+      'lattice 2 cells, boundaries x',
+      'tube r 3, boundaries true',
+      'lattice 2 cells, no boundaries',
+      'lattice 2 cells at h 1e3, boundaries x',
+    ]);
+  }
+  if (state === 'written') plan.write = r.pick(Object.keys(handedOutWrites));
+  if (state === 'receiver') plan.receiver = r.pick(Object.keys(receivers));
+  return plan;
+}
+
+/** Ends a member call on a released network as `kind` (afterReleaseKind) says. */
+function checkAfterRelease(h, label, pnm, m, end, ref) {
+  const kind = afterReleaseKind(m);
+  if (end.ok) {
+    if (kind === 'released') return h.problem(`${label}: answered on a released network, not ReleasedError`);
+    if (m === 'id' && end.value !== ref.id) h.problem(`${label}: id ${end.value}, it was ${ref.id}`);
+    if (m === 'released' && end.value !== true) h.problem(`${label}: released is ${end.value}`);
+    if (metadataMembers.has(m)) {
+      const was = { shape: JSON.stringify(ref.shape), voxelSize: ref.voxelSize, porosity: ref.porosity };
+      const before = was[m] ?? ref[m];
+      const now = typeof end.value === 'object' ? JSON.stringify(end.value) : end.value;
+      if (now !== before) h.problem(`${label}: ${m} changed with the release (${now} vs ${before})`);
+    }
+    return;
+  }
+  if (kind === 'answer') return h.problem(`${label}: threw ${end.error?.constructor?.name} on a released network`);
+  if (!released(pnm, end.error)) {
+    h.problem(`${label}: threw ${end.error?.constructor?.name} (${end.error?.message}), not ReleasedError`);
+  }
+}
+
+/** Every member (and solver) on a released network: ReleasedError, or the answer a released network keeps. */
+async function sweepReleased(h, pnm, net, state, tmp, ref) {
+  const defaults = {
+    statistics: (n) => n.statistics(),
+    writeStatoil: (n) => n.writeStatoil(tmp, 'after'),
+    writeVtp: (n) => n.writeVtp(join(tmp, 'after.vtp')),
+    toJSON: (n) => n.toJSON(),
+    release: (n) => n.release(),
+  };
+  for (const m of [...networkMembers, ...solverMembers]) {
+    const call = defaults[m] ?? (solverMembers.includes(m) ? (n) => n[m]() : (n) => n[m]);
+    const label = `${m} of a ${state} network`;
+    const end = await h.call(label, () => call(net), {
+      mustThrow: afterReleaseKind(m) === 'released' ? 'a released network must throw ReleasedError' : undefined,
+    });
+    if (!end.ok || afterReleaseKind(m) !== 'released') checkAfterRelease(h, label, pnm, m, end, ref);
+  }
+  const left = readdirSync(tmp).filter((f) => f.startsWith('after'));
+  if (left.length > 0) h.problem(`a ${state} network wrote ${left.join(', ')}`);
+}
+
+async function membersExec(plan, h, { pnm }) {
+  const info = memberNetworks[plan.network];
+  const im = info.image();
+  const net = pnm.extract(im, { boundaries: info.boundaries });
+  const tmp = mkdtempSync(join(tmpdir(), 'pnm-hostile-'));
+  try {
+    const ref = referenceOf(pnm, net, im);
+    const m = plan.member;
+    const spec = memberSpec(plan, tmp);
+    const label = `${spec.shown} on ${plan.network} (${plan.state}${plan.garbage ? `: ${plan.garbage}` : ''}${plan.write ? `: ${plan.write}` : ''}${plan.receiver ? `: this = ${plan.receiver}` : ''})`;
+    const digest = () => fullDigest(net);
+    const call = (n) => {
+      const v = spec.call(n);
+      return m === 'statistics' ? withRaw(statisticsChecked(h, label, v, ref.arrays, spec.bins), v) : v;
+    };
+
+    if (plan.state === 'released' || plan.state === 'disposed' || plan.state === 'finalized') {
+      const taken = [net.pores.volume, net.throats.conns, net.regions];
+      if (plan.state === 'released') await h.call('release()', () => net.release());
+      else if (plan.state === 'disposed') await h.call('[Symbol.dispose]()', () => net[Symbol.dispose]());
+      else await h.call('finalize()', () => pnm.finalize());
+      if (!net.released) h.problem(`${label}: released is false`);
+      if (taken.some((a) => a.length !== 0)) h.problem(`${label}: arrays taken before are not detached`);
+      // The network is read before the arguments: ReleasedError whatever they are.
+      const end = await h.call(label, () => spec.call(net), {
+        mustThrow: afterReleaseKind(m) === 'released' ? 'a released network must throw ReleasedError' : undefined,
+      });
+      if (!end.ok || afterReleaseKind(m) !== 'released') checkAfterRelease(h, label, pnm, m, end, ref);
+      await sweepReleased(h, pnm, net, plan.state, tmp, ref);
+      return;
+    }
+
+    if (plan.state === 'receiver') {
+      const receiver = receivers[plan.receiver](net);
+      const args = m === 'writeStatoil' ? [tmp, 'other'] : m === 'writeVtp' ? [join(tmp, 'other.vtp')] : [];
+      // A valid NetworkArrays as `this`: the methods that only read NetworkArrays may answer.
+      const mayAnswer = plan.receiver === 'a copy of its arrays' && checkingReaders.has(m);
+      const end = await h.call(
+        label,
+        () => {
+          const v = viaDescriptor(net, m, receiver, args);
+          return m === 'statistics' ? withRaw(statisticsChecked(h, label, v, ref.arrays, 20), v) : v;
+        },
+        {
+          digest,
+          mustThrow: mayAnswer ? undefined : 'a member called on something other than a Network must throw a TypeError',
+        },
+      );
+      if (!end.ok && !(end.error instanceof TypeError)) h.problem(`${label}: threw ${end.error?.constructor?.name}`);
+      if (end.ok && mayAnswer && m === 'statistics') {
+        const want = statisticsText(pnm.networkStatistics(ref.arrays));
+        if (statisticsText(end.value.raw) !== want) h.problem(`${label}: not the statistics of the arrays`);
+      }
+      if (end.ok && mayAnswer && m === 'toJSON' && JSON.stringify(end.value) !== ref.json) {
+        h.problem(`${label}: not the JSON of the arrays`);
+      }
+      if (net.released) h.problem(`${label}: the network was released`);
+      if (fullDigest(net) !== `${ref.digest}#${ref.meta}`) h.problem(`${label}: the network changed`);
+      return;
+    }
+
+    if (plan.state === 'written') {
+      const read = () => {
+        try {
+          return digest();
+        } catch (e) {
+          return `unreadable (${e?.message})`;
+        }
+      };
+      const before = read();
+      const wrote = await h.call(`write: ${plan.write}`, () => handedOutWrites[plan.write](net), {
+        digest,
+        allow: isHostileGetter,
+      });
+      if (wrote.ok && read() !== before) {
+        h.problem(`${plan.write}: writing into an object the network handed out changed the network`);
+      }
+      if (wrote.ok && plan.write.startsWith('net.')) h.problem(`${plan.write}: accepted (a getter without a setter)`);
+      if (read() !== before) return;
+      // The member as on a network nobody wrote to.
+    }
+
+    let restore;
+    let w;
+    if (plan.state === 'garbage') {
+      w = garbage[plan.garbage];
+      const array = arrayAt(net, w.at);
+      const i = w.i ?? 0;
+      const saved = array[i];
+      const coerced = new array.constructor(1);
+      coerced[0] = w.v(net);
+      array[i] = coerced[0];
+      restore = () => {
+        array[i] = saved;
+      };
+      // The readers read the network before their arguments: the garbage is named first.
+      const refused = checkingReaders.has(m) && !uncheckedArrays.has(w.at);
+      const taken = [net.pores.volume, net.regions];
+      const read = {};
+      const end = await h.call(
+        label,
+        () => {
+          // The getters hand the written value out as it is: keep it from the NaN rule.
+          const v = spec.call(net);
+          if (v instanceof Promise) return v;
+          read.v = v;
+          return typeof v;
+        },
+        {
+          digest,
+          mustThrow: refused ? `${plan.garbage} must give a RangeError naming network.${w.at}` : undefined,
+          allow: (e) => !refused && ((spec.throws && isHostileGetter(e)) || (spec.fs && fsError(e))),
+        },
+      );
+      if (!end.ok) {
+        const e = end.error;
+        if (refused) {
+          if (!(e instanceof RangeError)) h.problem(`${label}: threw ${e?.constructor?.name}, not a RangeError`);
+          else checkNamed(h, label, e, [`network.${w.at}`]);
+        } else if (spec.bad.length > 0 && !isHostileGetter(e)) checkNamed(h, label, e, spec.bad);
+        else if (!spec.throws && !spec.fs)
+          h.problem(`${label}: ${plan.garbage} (an array it does not check) was refused`);
+      } else if (m === 'pores' || m === 'throats' || m === 'regions') {
+        const a = m === 'regions' ? read.v : read.v[w.at.split('.')[1]];
+        if (w.at.startsWith(m) && !Object.is(a[i], coerced[0])) {
+          h.problem(`${label}: the zero-copy array reads ${a[i]}, ${coerced[0]} was written`);
+        }
+      }
+      restore();
+      if (m === 'release') {
+        if (!net.released) h.problem(`${label}: released is false after release()`);
+        if (taken.some((a) => a.length !== 0)) h.problem(`${label}: arrays taken before release() not detached`);
+        return;
+      }
+      const again = await h.call(`${spec.shown} after restoring it`, () => call(net), {
+        digest,
+        allow: (e) => (spec.throws && isHostileGetter(e)) || (spec.fs && fsError(e)),
+      });
+      if (again.ok) await checkMemberAnswer(h, `${label}, restored`, pnm, net, m, again.value, ref, spec);
+      else if (spec.bad.length === 0 && !spec.throws && !spec.fs)
+        h.problem(`${label}: refused after the value was restored`);
+      if (digestNetwork(net) !== ref.digest) h.problem(`${label}: the network differs after the value was restored`);
+      checkRelease(h, label, net);
+      return;
+    }
+
+    // live (or written into without effect)
+    const taken = [net.pores.volume, net.regions];
+    const end = await h.call(label, () => call(net), {
+      digest: m === 'release' ? undefined : digest,
+      bad: spec.bad.length > 0 && !spec.throws,
+      mustThrow: spec.fs && spec.bad.length === 0 ? 'the file system refuses this path' : undefined,
+      allow: (e) => (spec.throws && isHostileGetter(e)) || (spec.fs && fsError(e)),
+    });
+    const left = readdirSync(tmp, { recursive: true }).map(String);
+    if (left.some((f) => f.endsWith('.tmp'))) h.problem(`${label}: a temp file was left: ${left.join(', ')}`);
+    if (!end.ok) {
+      const e = end.error;
+      if (spec.bad.length > 0 && !isHostileGetter(e)) checkNamed(h, label, e, spec.bad);
+      else if (!spec.fs && !spec.throws)
+        h.problem(`${label}: refused valid arguments (${e?.constructor?.name}: ${e?.message})`);
+    } else await checkMemberAnswer(h, label, pnm, net, m, end.value, ref, spec);
+    if (m === 'release') {
+      if (taken.some((a) => a.length !== 0)) h.problem(`${label}: arrays taken before release() not detached`);
+      return;
+    }
+    if (digestNetwork(net) !== ref.digest) h.problem(`${label}: the network changed`);
+    checkRelease(h, label, net);
+  } finally {
+    if (!net.released) net.release();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// ---- pnm.functions: networkStatistics, networkToJSON, writeStatoil, fromPoreSpy, new Network ----------
+
+const functionMembers = ['networkStatistics', 'networkToJSON', 'writeStatoil', 'fromPoreSpy', 'new Network'];
+
+/** `fromPoreSpy` images of 60 voxels (True / non-zero = pore); `bad`: the argument named. */
+const poreSpyIms = {
+  booleans: { make: (r) => Array.from({ length: 60 }, () => r.chance(0.6)) },
+  'numbers 0 and 1': { make: (r) => Array.from({ length: 60 }, () => (r.chance(0.6) ? 1 : 0)) },
+  'numbers -0, 0.5, -1, 255, ±Infinity, 5e-324': {
+    make: (r) => Array.from({ length: 60 }, () => r.pick([0, -0, 0.5, -1, 255, Infinity, -Infinity, 5e-324])),
+  },
+  'booleans and numbers mixed': { make: (r) => Array.from({ length: 60 }, () => r.pick([true, false, 0, 1])) },
+  'a Uint8Array': { make: (r) => Uint8Array.from({ length: 60 }, () => (r.chance(0.6) ? 1 : 0)) },
+  'a Node Buffer': { make: (r) => Buffer.from(Array.from({ length: 60 }, () => (r.chance(0.6) ? 255 : 0))) },
+  'an Int8Array of -1 and 0': { make: (r) => Int8Array.from({ length: 60 }, () => (r.chance(0.6) ? -1 : 0)) },
+  'a Float64Array with -0 and 5e-324': {
+    make: (r) => Float64Array.from({ length: 60 }, () => r.pick([-0, 0, 5e-324, 1])),
+  },
+  'a Float32Array': { make: (r) => Float32Array.from({ length: 60 }, () => r.pick([0, 0.5, -2])) },
+  'an Int32Array': { make: (r) => Int32Array.from({ length: 60 }, () => r.pick([0, 2 ** 31 - 1, -(2 ** 31)])) },
+  'a Uint8ClampedArray': { make: (r) => Uint8ClampedArray.from({ length: 60 }, () => (r.chance(0.6) ? 1 : 0)) },
+  'a Uint8Array on a SharedArrayBuffer': {
+    make: (r) => {
+      const a = new Uint8Array(new SharedArrayBuffer(60));
+      for (let i = 0; i < 60; i++) a[i] = r.chance(0.6) ? 1 : 0;
+      return a;
+    },
+  },
+  'a subarray at offset 7': {
+    make: (r) => Uint8Array.from({ length: 70 }, () => (r.chance(0.6) ? 1 : 0)).subarray(7, 67),
+  },
+  'a Proxy of a boolean array': {
+    make: (r) =>
+      new Proxy(
+        Array.from({ length: 60 }, () => r.chance(0.6)),
+        {},
+      ),
+  },
+  'a frozen array': { make: (r) => Object.freeze(Array.from({ length: 60 }, () => r.chance(0.6))) },
+  'all pore': { make: () => new Array(60).fill(true) },
+  'all solid': { make: () => new Uint8Array(60) },
+  'a BigInt64Array': { make: () => new BigInt64Array(60), bad: 'im' },
+  'a DataView': { make: () => new DataView(new ArrayBuffer(60)), bad: 'im' },
+  'a detached Uint8Array': {
+    make: () => {
+      const a = new Uint8Array(60);
+      structuredClone(a.buffer, { transfer: [a.buffer] });
+      return a;
+    },
+    bad: 'im',
+  },
+  "a string of 60 '1'": { make: () => '1'.repeat(60), bad: 'im' },
+  null: { make: () => null, bad: 'im' },
+  undefined: { make: () => undefined, bad: 'im' },
+  'an array-like object': {
+    make: () => Object.assign(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [i, 1])), { length: 60 }),
+    bad: 'im',
+  },
+  'a PoreSpy dict { im, shape, voxelSize }': {
+    make: () => ({ im: new Array(60).fill(true), shape: [3, 4, 5], voxelSize: 1e-6 }),
+    bad: 'im',
+  },
+  'a Set': { make: () => new Set([true, false]), bad: 'im' },
+  'a Proxy of a Uint8Array': { make: () => new Proxy(new Uint8Array(60), {}), bad: 'im' },
+  'an array with NaN': { make: () => Object.assign(new Array(60).fill(1), { 17: Number.NaN }), bad: 'im' },
+  'a Float64Array with NaN': { make: () => Object.assign(new Float64Array(60), { 59: Number.NaN }), bad: 'im' },
+  "an array with '1'": { make: () => Object.assign(new Array(60).fill(true), { 3: '1' }), bad: 'im' },
+  'an array with null': { make: () => Object.assign(new Array(60).fill(true), { 0: null }), bad: 'im' },
+  'an array with 1n': { make: () => Object.assign(new Array(60).fill(0), { 30: 1n }), bad: 'im' },
+  'an array with an object': { make: () => Object.assign(new Array(60).fill(0), { 30: {} }), bad: 'im' },
+  'an array with a hole': {
+    make: () => {
+      const a = new Array(60).fill(true);
+      delete a[12];
+      return a;
+    },
+    bad: 'im',
+  },
+  '59 values': { make: () => new Array(59).fill(true), bad: 'shape' },
+  '61 values': { make: () => new Uint8Array(61), bad: 'shape' },
+  'nested arrays [3][4][5]': {
+    make: () => Array.from({ length: 3 }, () => Array.from({ length: 4 }, () => new Array(5).fill(true))),
+    bad: 'shape',
+  },
+  'an element getter that throws': {
+    make: () =>
+      Object.defineProperty(new Array(60).fill(true), 9, {
+        get: () => {
+          throw hostileGetter();
+        },
+      }),
+    throws: true,
+  },
+  'a Proxy whose get throws': {
+    make: () =>
+      new Proxy(new Array(60).fill(true), {
+        get: () => {
+          throw hostileGetter();
+        },
+      }),
+    throws: true,
+  },
+};
+/** Shapes for 60 voxels; `bad`: a documented error naming `shape`. */
+const poreSpyShapes = {
+  '[3, 4, 5]': { v: () => [3, 4, 5] },
+  '[5, 4, 3]': { v: () => [5, 4, 3] },
+  '[60, 1, 1]': { v: () => [60, 1, 1] },
+  '[1, 1, 60]': { v: () => [1, 1, 60] },
+  'an Int32Array [3, 4, 5]': { v: () => Int32Array.of(3, 4, 5) },
+  'a Float64Array [3, 4, 5]': { v: () => Float64Array.of(3, 4, 5) },
+  'a Proxy of [3, 4, 5]': { v: () => new Proxy([3, 4, 5], {}) },
+  'a frozen [3, 4, 5]': { v: () => Object.freeze([3, 4, 5]) },
+  '[3, 4]': { v: () => [3, 4], bad: true },
+  '[3, 4, 5, 1]': { v: () => [3, 4, 5, 1], bad: true },
+  '[0, 4, 5]': { v: () => [0, 4, 5], bad: true },
+  '[-3, 4, 5]': { v: () => [-3, 4, 5], bad: true },
+  '[3.5, 4, 5]': { v: () => [3.5, 4, 5], bad: true },
+  '[NaN, 4, 5]': { v: () => [Number.NaN, 4, 5], bad: true },
+  '[Infinity, 4, 5]': { v: () => [Number.POSITIVE_INFINITY, 4, 5], bad: true },
+  "['3', 4, 5]": { v: () => ['3', 4, 5], bad: true },
+  '[3n, 4, 5]': { v: () => [3n, 4, 5], bad: true },
+  '[3, 4, 6] (72 voxels)': { v: () => [3, 4, 6], bad: true },
+  '[2**30, 2**30, 2**30]': { v: () => [2 ** 30, 2 ** 30, 2 ** 30], bad: true },
+  '[2**53, 1, 1]': { v: () => [2 ** 53, 1, 1], bad: true },
+  '[1e308, 1, 1]': { v: () => [1e308, 1, 1], bad: true },
+  null: { v: () => null, bad: true },
+  60: { v: () => 60, bad: true },
+  "'3,4,5'": { v: () => '3,4,5', bad: true },
+  'a DataView': { v: () => new DataView(new ArrayBuffer(12)), bad: true },
+  '{ 0: 3, 1: 4, 2: 5, length: 3 }': { v: () => ({ 0: 3, 1: 4, 2: 5, length: 3 }), bad: true },
+  'a BigInt64Array [3n, 4n, 5n]': { v: () => BigInt64Array.of(3n, 4n, 5n), bad: true },
+  'an element getter that throws': {
+    v: () =>
+      Object.defineProperty([3, 4, 5], 1, {
+        get: () => {
+          throw hostileGetter();
+        },
+      }),
+    throws: true,
+  },
+};
+const poreSpySizes = {
+  '1e-6': ok(1e-6),
+  '5.345e-6': ok(5.345e-6),
+  '5e-324': ok(5e-324),
+  '1e308': ok(1e308),
+  NaN: no(Number.NaN),
+  0: no(0),
+  '-0': no(-0),
+  '-1e-6': no(-1e-6),
+  Infinity: no(Number.POSITIVE_INFINITY),
+  "'1e-6'": no('1e-6'),
+  undefined: no(undefined),
+  null: no(null),
+  '1n': no(1n),
+  '{ valueOf: () => 1e-6 }': no({ valueOf: () => 1e-6 }),
+};
+
+function poreSpyPlan(r) {
+  const which = r.pick(['none', 'im', 'im', 'shape', 'voxelSize']);
+  const valid = (values, test) => Object.keys(values).filter((k) => test(values[k]));
+  return {
+    im: r.pick(which === 'im' ? Object.keys(poreSpyIms) : valid(poreSpyIms, (e) => !e.bad && !e.throws)),
+    shape: r.pick(which === 'shape' ? Object.keys(poreSpyShapes) : valid(poreSpyShapes, (e) => !e.bad && !e.throws)),
+    voxelSize: which === 'voxelSize' ? r.pick(Object.keys(poreSpySizes)) : r.pick(['1e-6', '5.345e-6']),
+  };
+}
+
+async function poreSpyExec(plan, h, { pnm, r }) {
+  const ie = poreSpyIms[plan.im];
+  const se = poreSpyShapes[plan.shape];
+  const ve = poreSpySizes[plan.voxelSize];
+  const im = ie.make(r);
+  const shape = se.v();
+  const voxelSize = ve.v();
+  const throws = Boolean(ie.throws || se.throws);
+  // The arguments are read in order: shape, voxelSize, then im.
+  const names = [];
+  if (se.bad) names.push('shape');
+  if (ve.bad) names.push('voxelSize');
+  if (ie.bad) names.push(ie.bad);
+  const bad = names.length > 0;
+  const expected = bad || throws ? undefined : Array.from(im, (x) => ((typeof x === 'boolean' ? !x : x === 0) ? 1 : 0));
+  const digestOf = (v) => {
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return hashArray(v);
+    if (Array.isArray(v)) return JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? `${x}n` : x));
+    return typeof v;
+  };
+  const digest = throws ? undefined : () => `${digestOf(im)}|${digestOf(shape)}`;
+  const label = `fromPoreSpy(${plan.im}, ${plan.shape}, ${plan.voxelSize})`;
+  const end = await h.call(label, () => pnm.fromPoreSpy(im, shape, voxelSize), {
+    digest,
+    bad: bad && !throws,
+    allow: (e) => throws && isHostileGetter(e),
+  });
+  if (!end.ok) {
+    if (bad && !isHostileGetter(end.error)) checkNamed(h, label, end.error, names);
+    else if (!bad && !throws) h.problem(`${label}: refused valid arguments (${end.error?.message})`);
+    return;
+  }
+  if (expected === undefined) return;
+  const v = end.value;
+  const p = (m) => h.problem(`${label}: ${m}`);
+  if (Object.keys(v).sort().join() !== 'shape,solid,voxelSize') return p(`keys ${Object.keys(v)}`);
+  if (!(v.solid instanceof Uint8Array) || v.solid.length !== 60)
+    return p(`solid is ${v.solid?.constructor?.name}(${v.solid?.length})`);
+  if (ArrayBuffer.isView(im) && v.solid.buffer === im.buffer) p('solid shares the memory of im');
+  const i = expected.findIndex((x, k) => v.solid[k] !== x);
+  if (i >= 0) p(`solid[${i}] = ${v.solid[i]} for im[${i}] = ${String(im[i])}`);
+  const given = Array.from(shape);
+  if (!Array.isArray(v.shape) || v.shape === shape || v.shape.join() !== given.join())
+    p(`shape ${v.shape}, given ${given}`);
+  if (v.voxelSize !== voxelSize) p(`voxelSize ${v.voxelSize}, given ${voxelSize}`);
+  // What fromPoreSpy gives, extract takes.
+  const solid = expected.filter((x) => x === 1).length;
+  if (solid > 0 && solid < 60 && voxelSize >= 1e-12 && voxelSize <= 1e3) {
+    try {
+      const net = pnm.extract(v);
+      checkExtracted(h, `extract(${label})`, net, v, [false, false, false, false, false, false]);
+      net.release();
+    } catch (e) {
+      p(`extract() of the image refused it: ${e?.message}`);
+    }
+  }
+}
+
+/** What `new Network(...)` is handed: `net` a live network, `other` a second one. */
+const networkArguments = {
+  'no argument': () => [],
+  undefined: () => [undefined],
+  null: () => [null],
+  0: () => [0],
+  "'network'": () => ['network'],
+  'a Symbol': () => [Symbol('network')],
+  '1n': () => [1n],
+  '{}': () => [{}],
+  '[]': () => [[]],
+  'a function': () => [() => {}],
+  'a live Network': (net) => [net],
+  'a released Network': (_net, other) => {
+    other.release();
+    return [other];
+  },
+  'two live Networks': (net, other) => [net, other],
+  'a look-alike of the native network': () => [lookAlike()],
+  'Network.prototype': (net) => [Object.getPrototypeOf(net)],
+  'Object.create(Network.prototype)': (net) => [Object.create(Object.getPrototypeOf(net))],
+  'a Proxy whose traps throw': () => [throwingProxy()],
+  'a Proxy of a live Network': (net) => [new Proxy(net, {})],
+  'a copy of its arrays': (net) => [copyOf(net)],
+};
+const constructions = {
+  'new Network(...)': (N, args) => new N(...args),
+  'Reflect.construct(Network, ...)': (N, args) => Reflect.construct(N, args),
+  'a subclass': (N, args) => {
+    class Sub extends N {}
+    return new Sub(...args);
+  },
+  'a subclass calling super(...)': (N, args) => {
+    class Sub extends N {
+      constructor(...a) {
+        super(...a);
+        this.extra = 1;
+      }
+    }
+    return new Sub(...args);
+  },
+};
+
+/** Every trap throws. */
+function throwingProxy() {
+  const trap = () => {
+    throw hostileGetter();
+  };
+  const traps = [
+    'get',
+    'set',
+    'has',
+    'getPrototypeOf',
+    'setPrototypeOf',
+    'ownKeys',
+    'getOwnPropertyDescriptor',
+    'defineProperty',
+    'deleteProperty',
+    'isExtensible',
+    'preventExtensions',
+  ];
+  return new Proxy({}, Object.fromEntries(traps.map((t) => [t, trap])));
+}
+
+/** An object with the native network's shape. */
+function lookAlike() {
+  let gone = false;
+  const arrays = copyOf({
+    shape: [2, 2, 2],
+    voxelSize: h6,
+    porosity: 0.5,
+    pores: emptyNetwork().pores,
+    throats: emptyNetwork().throats,
+  });
+  return {
+    id: 1,
+    get released() {
+      return gone;
+    },
+    release() {
+      gone = true;
+    },
+    counts: [0, 0],
+    arrays: () => ({ pores: arrays.pores, throats: arrays.throats }),
+    regions: () => new Int32Array(8),
+    info: {
+      shape: [2, 2, 2],
+      voxelSize: h6,
+      porosity: 0.5,
+      bytes: 0,
+      timings: { distanceTransform: 0, smoothing: 0, peaks: 0, watershed: 0, network: 0 },
+      peaks: { found: 0, saddles: 0, nearby: 0 },
+    },
+    stokesFlow: () => ({ permeability: 1 }),
+  };
+}
+
+async function constructExec(plan, h, { pnm }) {
+  const net = pnm.extract(nestedImage());
+  const other = pnm.extract(nestedImage());
+  try {
+    const before = digestNetwork(net);
+    const args = networkArguments[plan.arg](net, other);
+    const otherBefore = other.released ? 'released' : digestNetwork(other);
+    const label = `${plan.how} with ${plan.arg}`;
+    const end = await h.call(label, () => constructions[plan.how](pnm.Network, args), {
+      digest: () => `${digestNetwork(net)}|${other.released ? 'released' : digestNetwork(other)}`,
+      mustThrow: 'only extract() and extractAsync() make a Network: anything else must be a TypeError',
+    });
+    if (!end.ok && !(end.error instanceof TypeError)) {
+      h.problem(`${label}: threw ${end.error?.constructor?.name} (${end.error?.message}), not a TypeError`);
+    }
+    if (end.ok) {
+      // What a Network made from something else does to the one it was made from.
+      try {
+        end.value.release();
+      } catch {}
+    }
+    if (net.released) h.problem(`${label}: the live network handed in was released`);
+    else if (digestNetwork(net) !== before) h.problem(`${label}: the live network handed in changed`);
+    const otherNow = other.released ? 'released' : digestNetwork(other);
+    if (otherNow !== otherBefore) h.problem(`${label}: the second network changed (${otherBefore} → ${otherNow})`);
+    // The class still makes networks the documented way.
+    const fresh = pnm.extract(nestedImage());
+    if (!(fresh instanceof pnm.Network)) h.problem(`${label}: extract() no longer gives a Network`);
+    fresh.release();
+  } finally {
+    if (!net.released) net.release();
+    if (!other.released) other.release();
+  }
+}
+
+function functionsPlan(r) {
+  const member = r.member(functionMembers);
+  if (member === 'fromPoreSpy') return { member, ...poreSpyPlan(r) };
+  if (member === 'new Network') {
+    return { member, arg: r.pick(Object.keys(networkArguments)), how: r.pick(Object.keys(constructions)) };
+  }
+  const writer = {
+    networkStatistics: 'networkStatistics',
+    networkToJSON: 'networkToJSON',
+    writeStatoil: 'writeStatoil()',
+  };
+  return writersPlan(r, writer[member]);
+}
+
+function functionsExec(plan, h, api) {
+  if (plan.member === 'fromPoreSpy') return poreSpyExec(plan, h, api);
+  if (plan.member === 'new Network') return constructExec(plan, h, api);
+  return writersExec(plan, h, api);
+}
+
+// ---- pnm.finalize ------------------------------------------------------------------------------
+
+const finalizeScenarios = [
+  'with live networks',
+  'with no network',
+  'twice',
+  'during extractAsync',
+  'during extractAsync, after a tick',
+  'during three extractAsync',
+  'from onProgress of extractAsync',
+  'during writeStatoil',
+  'during writeVtp',
+  'with a released network',
+  'with garbage in an array',
+  'then new work',
+];
+const finalizeImages = {
+  'tube r 2': { image: nestedImage, boundaries: ['x'] },
+  'lattice 2 cells': { image: () => sphereLattice({ cells: 2 }), boundaries: true },
+  'two blobs': { image: split, boundaries: ['x'] },
+};
+
+function finalizePlan(r) {
+  const scenario = r.member(finalizeScenarios);
+  const count = scenario === 'with no network' ? 0 : r.int(1, 3);
+  return {
+    scenario,
+    networks: Array.from({ length: count }, () => r.pick(Object.keys(finalizeImages))),
+    async: r.pick(['sphere lattice, 3 cells', 'random 16³, 25% solid', 'tube r 3']),
+  };
+}
+
+async function finalizeExec(plan, h, { pnm, r }) {
+  const tmp = mkdtempSync(join(tmpdir(), 'pnm-hostile-'));
+  const s = plan.scenario;
+  try {
+    const made = plan.networks.map((k) => {
+      const im = finalizeImages[k].image();
+      const net = pnm.extract(im, { boundaries: finalizeImages[k].boundaries });
+      return {
+        name: k,
+        im,
+        net,
+        ref: referenceOf(pnm, net, im),
+        taken: [net.pores.volume, net.throats.conns, net.regions],
+      };
+    });
+    const asyncImage = () => (asyncImages[plan.async] ?? images[plan.async]).make(r);
+    const inFlight = [];
+    let finalizedAt = null;
+    const track = (label, promise) => {
+      const entry = { label, settledBeforeFinalize: false };
+      entry.end = promise.then((x) => {
+        if (finalizedAt === null) entry.settledBeforeFinalize = true;
+        return x;
+      });
+      inFlight.push(entry);
+    };
+    if (s === 'with a released network' && made.length > 0) made[0].net.release();
+    if (s === 'with garbage in an array' && made.length > 0) made[0].net.throats.conns[0] = 1e9;
+    if (s.startsWith('during extractAsync') || s === 'during three extractAsync') {
+      const n = s === 'during three extractAsync' ? 3 : 1;
+      for (let i = 0; i < n; i++)
+        track(
+          `extractAsync #${i + 1}`,
+          h.call(`extractAsync #${i + 1}`, () => pnm.extractAsync(asyncImage())),
+        );
+      if (s.endsWith('after a tick')) await new Promise((resolve) => setImmediate(resolve));
+    }
+    let fromProgress;
+    if (s === 'from onProgress of extractAsync') {
+      const onProgress = () => {
+        if (fromProgress !== undefined) return;
+        fromProgress = {};
+        finalizedAt ??= 'onProgress';
+        try {
+          pnm.finalize();
+        } catch (e) {
+          fromProgress.error = e;
+        }
+      };
+      track(
+        'extractAsync with onProgress calling finalize()',
+        h.call('extractAsync with onProgress calling finalize()', () =>
+          pnm.extractAsync(asyncImage(), { onProgress, progressInterval: 1 }),
+        ),
+      );
+    }
+    const writes = [];
+    if ((s === 'during writeStatoil' || s === 'during writeVtp') && made.length > 0) {
+      const m = made[0];
+      const call =
+        s === 'during writeStatoil' ? () => m.net.writeStatoil(tmp, 'net') : () => m.net.writeVtp(join(tmp, 'net.vtp'));
+      writes.push({ m, end: h.call(s.replace('during ', ''), call) });
+    }
+
+    if (s === 'from onProgress of extractAsync') {
+      // The extraction settles (cancelled, when onProgress ran first) before the module goes here.
+      await Promise.all(inFlight.map((x) => x.end));
+    }
+    finalizedAt ??= 'call';
+    const fin = await h.call('finalize()', () => pnm.finalize());
+    if (!fin.ok) h.problem(`finalize() threw ${fin.error?.constructor?.name}: ${fin.error?.message}`);
+    if (s === 'twice') {
+      const again = await h.call('finalize() again', () => pnm.finalize());
+      if (!again.ok) h.problem('finalize() a second time threw');
+    }
+    if (fromProgress?.error !== undefined) h.problem(`finalize() from onProgress threw ${fromProgress.error?.message}`);
+
+    for (const x of inFlight) {
+      const end = await x.end;
+      if (end.ok) {
+        if (!(end.value instanceof pnm.Network)) h.problem(`${x.label}: resolved with ${end.value?.constructor?.name}`);
+        else if (!end.value.released) h.problem(`${x.label}: a network that outlived finalize() is live`);
+        if (!x.settledBeforeFinalize) h.problem(`${x.label}: resolved although finalize() ran before it settled`);
+      } else if (!cancelled(end.error)) {
+        h.problem(
+          `${x.label}: rejected with ${end.error?.constructor?.name} (${end.error?.code}), not PECLET_CANCELLED`,
+        );
+      }
+    }
+    for (const w of writes) {
+      const end = await w.end;
+      // The arrays were read, checked and copied by the call: finalize() afterwards changes nothing in the file.
+      if (!end.ok) h.problem(`${s}: a write started before finalize() failed (${end.error?.message})`);
+      else if (s === 'during writeStatoil') checkStatoil(h, s, tmp, 'net', w.m.ref.arrays);
+      else {
+        const text = readFileSync(join(tmp, 'net.vtp'), 'latin1');
+        const N = w.m.ref.arrays.pores.volume.length;
+        if (!text.includes(`NumberOfPoints="${N}"`)) h.problem(`${s}: the file does not hold ${N} points`);
+      }
+    }
+
+    for (const m of made) {
+      const label = `${m.name} after finalize()`;
+      if (!m.net.released) h.problem(`${label}: released is false`);
+      if (m.taken.some((a) => a.length !== 0)) h.problem(`${label}: arrays taken before are not detached`);
+    }
+    if (made.length > 0) await sweepReleased(h, pnm, made[0].net, 'finalized', tmp, made[0].ref);
+
+    if (s === 'then new work' || s === 'with no network') {
+      const fresh = await h.call('extract() after finalize()', () => pnm.extract(nestedImage()));
+      if (fresh.ok) fresh.value.release();
+      else if (!released(pnm, fresh.error))
+        h.problem(`extract() after finalize() threw ${fresh.error?.constructor?.name}`);
+      const later = await h.call('extractAsync() after finalize()', () => pnm.extractAsync(nestedImage()));
+      if (later.ok) later.value.release();
+      else if (!(released(pnm, later.error) || cancelled(later.error))) {
+        h.problem(`extractAsync() after finalize() rejected with ${later.error?.constructor?.name}`);
+      }
+      await h.call('new Network({}) after finalize()', () => new pnm.Network({}), {
+        mustThrow: 'new Network({}) must throw a TypeError',
+      });
+      // The functions over plain arrays need no module state.
+      const arrays = made[0]?.ref.arrays ?? emptyNetwork();
+      await h.call('networkStatistics() of a copy after finalize()', () =>
+        statisticsChecked(h, 'networkStatistics() after finalize()', pnm.networkStatistics(arrays), arrays, 20),
+      );
+      const json = await h.call('networkToJSON() of a copy after finalize()', () => pnm.networkToJSON(arrays));
+      if (json.ok) checkJSON(h, 'networkToJSON() after finalize()', json.value, arrays);
+      const files = await h.call('writeStatoil() of a copy after finalize()', () =>
+        pnm.writeStatoil(arrays, tmp, 'copy'),
+      );
+      if (files.ok) checkStatoil(h, 'writeStatoil() after finalize()', tmp, 'copy', arrays);
+      else h.problem(`writeStatoil() of plain arrays after finalize() failed: ${files.error?.message}`);
+      await h.call('fromPoreSpy() after finalize()', () => pnm.fromPoreSpy([true, false], [1, 1, 2], h6));
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 export const pnmTargets = {
   'pnm.extract': { build: (r) => extractPlan(r, false), exec: extractExec },
   'pnm.extractAsync': {
@@ -1858,7 +3008,10 @@ export const pnmTargets = {
   'pnm.diffusion': { build: solverPlan('diffusion'), exec: solverExec('diffusion') },
   'pnm.drainage': { build: solverPlan('drainage'), exec: solverExec('drainage') },
   'pnm.invasionPercolation': { build: solverPlan('invasionPercolation'), exec: solverExec('invasionPercolation') },
-  'pnm.writers': { build: writersPlan, exec: writersExec },
+  'pnm.writers': { build: (r) => writersPlan(r), exec: writersExec },
+  'pnm.Network members': { build: membersPlan, exec: membersExec },
+  'pnm.functions': { build: functionsPlan, exec: functionsExec },
+  'pnm.finalize': { build: finalizePlan, exec: finalizeExec },
 };
 
 export { CAP_KIB };
