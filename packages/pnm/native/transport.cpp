@@ -148,13 +148,24 @@ struct Conduit {
   double pore1, throat, pore2;
 };
 
+/// The radius of a pore's body in its conduits: its inscribed radius, but no
+/// more than the radius of the sphere of its volume. The distance to solid can
+/// exceed the region itself where the pore space is open (a nearly empty box,
+/// a region at the image's edge); a sphere that wide would carry more than the
+/// region's whole section, and a formation factor below 1 came out of it.
+double poreRadius(const Network& n, std::size_t pore) {
+  const double R = radiusOf(n.inscribedDiameter[pore]);
+  const double eq = pore < n.equivalentDiameter.size() ? radiusOf(n.equivalentDiameter[pore]) : 0.0;
+  return eq > 0 && eq < R ? eq : R;
+}
+
 Conduit conduitOf(const Network& n, std::size_t t) {
   const double raw = n.throatLength[t];
   const double length = std::isfinite(raw) && raw > 0 ? raw : 0.0;
   const double rt = radiusOf(n.throatInscribedDiameter[t]);
   const auto part = [&](std::int32_t pore) {
     if (isBoundary(n, std::size_t(pore))) return 0.0;
-    const double R = radiusOf(n.inscribedDiameter[std::size_t(pore)]);
+    const double R = poreRadius(n, std::size_t(pore));
     return rt < R ? std::sqrt((R - rt) * (R + rt)) : 0.0;
   };
   double l1 = part(n.conns[2 * t]), l2 = part(n.conns[2 * t + 1]);
@@ -220,7 +231,7 @@ std::vector<double> conductances(const Network& n, Physics physics, double visco
     double resistance = 0;
     for (int i = 0; i < 2; i++) {
       if (!(parts[i] > 0)) continue;
-      const double R = radiusOf(n.inscribedDiameter[pores[i]]);
+      const double R = poreRadius(n, pores[i]);
       switch (physics) {
         case Physics::HagenPoiseuille:
           resistance += sphereHydraulicResistance(R, parts[i], viscosity);

@@ -661,9 +661,10 @@ export const demTargets = {
         if (!cancelled(end))
           h.problem(`run() stopped by release() ended with ${end?.constructor?.name}: ${end?.message}`);
       }
-      // `fixed` is a copy, never detached.
+      // `fixed` and `masses` are copies, never detached.
       if (
         plan.getter !== 'fixed' &&
+        plan.getter !== 'masses' &&
         ArrayBuffer.isView(old) &&
         (gone || (plan.when.startsWith('after addSpheres') && old.length > 0)) &&
         old.length !== 0
