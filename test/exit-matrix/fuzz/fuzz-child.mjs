@@ -182,7 +182,7 @@ const finiteArray = (a, n) => a.length === n && a.every(finite);
 const sum = (a) => a.reduce((x, y) => x + y, 0);
 
 /**
- * The calls `use` makes, per module, in turn (the n-th use of a module makes its n-th call):
+ * The calls `use` makes, per module, in turn from a place the seed picks:
  * `call(entry)` returns false for a wrong result. A stale object must throw ReleasedError, except
  * where `stale: 'any'` (what it may still answer, a coupled simulation's own configuration).
  */
@@ -329,7 +329,10 @@ const uses = {
     },
     {
       call: ({ object }) =>
-        object.fluidVelocity.length === 192 && object.pressure.length === 64 && finiteArray(object.drive, 3),
+        object.fluidVelocity.length === 192 &&
+        object.pressure.length === 64 &&
+        object.dragForces.length % 3 === 0 &&
+        finiteArray(object.drive, 3),
     },
     {
       call: ({ object }) => {
@@ -368,7 +371,8 @@ const useCount = {};
 /** A call on the object that must work when live and throw ReleasedError when not. */
 function use(entry) {
   const table = uses[entry.module];
-  const n = useCount[entry.module] ?? 0;
+  // From a place the seed picks, so that programs with a single use still cover the whole list.
+  const n = useCount[entry.module] ?? seed;
   useCount[entry.module] = n + 1;
   const { call, stale: whenStale } = table[n % table.length];
   if (stale(entry)) {
