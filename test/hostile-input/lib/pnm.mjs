@@ -757,7 +757,10 @@ async function extractAsyncExec(plan, h, { pnm, r }) {
     return;
   }
   if (abortedBefore) return h.problem(`${label}: resolved although its signal was aborted before the call`);
-  if (plan.onProgress === 'throws' && seen.count > 0) h.problem(`${label}: resolved although onProgress threw`);
+  // Three extractions at once share one onProgress: a call counted may have been another's, and
+  // this one may have finished before its first progress (seed 168827885).
+  if (plan.onProgress === 'throws' && seen.count > 0 && plan.cancel !== 'three at once')
+    h.problem(`${label}: resolved although onProgress threw`);
   if (finalized) h.problem(`${label}: resolved although finalize() was called before it settled`);
   if (mine.kind !== 'live')
     return h.problem(`${label}: resolved with ${mine.kind === 'released' ? 'a released network' : mine.kind}`);
