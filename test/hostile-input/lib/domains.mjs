@@ -152,11 +152,7 @@ export const containers = {
   Float32Array: (values) => Float32Array.from(values),
   Int32Array: (values) => Int32Array.from(values),
   DataView: (values) => new DataView(Float64Array.from(values).buffer),
-  'detached Float64Array': (values) => {
-    const a = Float64Array.from(values);
-    structuredClone(a.buffer, { transfer: [a.buffer] });
-    return a;
-  },
+  'detached Float64Array': (values) => detached(Float64Array.from(values)),
   'SharedArrayBuffer-backed': (values) => {
     const a = new Float64Array(new SharedArrayBuffer(8 * values.length));
     a.set(values);
@@ -197,3 +193,9 @@ export const timeouts = {
   "'50'": () => '50',
   null: () => null,
 };
+
+/** `array` with its buffer transferred away: detached, length 0. */
+export function detached(array) {
+  structuredClone(array.buffer, { transfer: [array.buffer] });
+  return array;
+}

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hashArray } from './check.mjs';
-import { containers, numbers } from './domains.mjs';
+import { containers, detached, numbers } from './domains.mjs';
 
 const badFile = (e) => e instanceof Error && e.code === 'PECLET_BAD_FILE' && /\S/.test(e.message);
 
@@ -747,11 +747,7 @@ const pngMasks = {
   Uint8ClampedArray: { v: () => new Uint8ClampedArray(12), bad: 'mask' },
   'plain array': { v: () => new Array(12).fill(0), bad: 'mask' },
   'detached Uint8Array': {
-    v: () => {
-      const m = new Uint8Array(12);
-      structuredClone(m.buffer, { transfer: [m.buffer] });
-      return m;
-    },
+    v: () => detached(new Uint8Array(12)),
     bad: 'mask',
   },
   'Proxy of a Uint8Array': { v: () => new Proxy(new Uint8Array(12), {}), bad: 'mask' },
@@ -1222,11 +1218,7 @@ const poreSpyIms = {
   },
   BigInt64Array: { v: () => new BigInt64Array(60), bad: 'im' },
   'detached Uint8Array': {
-    v: () => {
-      const a = new Uint8Array(60);
-      structuredClone(a.buffer, { transfer: [a.buffer] });
-      return a;
-    },
+    v: () => detached(new Uint8Array(60)),
     bad: 'im',
   },
   DataView: { v: () => new DataView(new ArrayBuffer(60)), bad: 'im' },
@@ -1323,11 +1315,7 @@ const vtpLineValues = {
   Uint16Array: { v: () => Uint16Array.from(vtpLines()), bad: 'lines' },
   'plain array': { v: () => Array.from(vtpLines()), bad: 'lines' },
   'detached Uint32Array': {
-    v: () => {
-      const a = vtpLines();
-      structuredClone(a.buffer, { transfer: [a.buffer] });
-      return a;
-    },
+    v: () => detached(vtpLines()),
     bad: 'lines',
   },
   'Proxy of a Uint32Array': { v: () => new Proxy(vtpLines(), {}), bad: 'lines' },

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sphereLattice, tubes } from '../../../packages/pnm/test/helpers.mjs';
 import { hashArray } from './check.mjs';
-import { threadCounts } from './domains.mjs';
+import { detached, threadCounts } from './domains.mjs';
 import { hostileProgress, progressKinds } from './progress.mjs';
 
 const CAP_KIB = 2_000_000;
@@ -984,11 +984,7 @@ const capillary = {
     "['1e5']": { v: () => ['1e5'], bad: true },
     'Float32Array [1e5]': { v: () => Float32Array.from([1e5]), bad: true },
     'detached Float64Array': {
-      v: () => {
-        const a = Float64Array.from([1e5]);
-        structuredClone(a.buffer, { transfer: [a.buffer] });
-        return a;
-      },
+      v: () => detached(Float64Array.from([1e5])),
       bad: true,
     },
     'a DataView': { v: () => new DataView(new ArrayBuffer(8)), bad: true },
@@ -1390,6 +1386,15 @@ function solverExec(member) {
 // ---- pnm.writers -------------------------------------------------------------------------------
 
 /** A NetworkArrays with copies of a network's arrays. */
+/** `object` with `key` a getter that throws (the hostile getter of a hand-built network). */
+function withThrowingGetter(object, key) {
+  return Object.defineProperty(object, key, {
+    get: () => {
+      throw hostileGetter();
+    },
+  });
+}
+
 function copyOf(net) {
   const pores = Object.fromEntries(POROUS_KEYS.map((k) => [k, net.pores[k].slice()]));
   const throats = Object.fromEntries(THROAT_KEYS.map((k) => [k, net.throats[k].slice()]));
@@ -1444,15 +1449,7 @@ const handBuilt = {
   },
   'pores a Proxy': { make: edit((c) => (c.pores = new Proxy(c.pores, {}))) },
   'pores a getter that throws': {
-    make: (net) => {
-      const c = copyOf(net);
-      Object.defineProperty(c, 'pores', {
-        get: () => {
-          throw hostileGetter();
-        },
-      });
-      return c;
-    },
+    make: (net) => withThrowingGetter(copyOf(net), 'pores'),
     throws: true,
   },
   'face one short': { make: edit((c) => (c.pores.face = c.pores.face.subarray(1))), bad: 'network.pores.face' },
@@ -1539,15 +1536,7 @@ const handBuilt = {
     bad: 'network.pores.coordinates',
   },
   'shape a getter that throws': {
-    make: (net) => {
-      const c = copyOf(net);
-      Object.defineProperty(c, 'shape', {
-        get: () => {
-          throw hostileGetter();
-        },
-      });
-      return c;
-    },
+    make: (net) => withThrowingGetter(copyOf(net), 'shape'),
     throws: true,
   },
   'shape a Float64Array': { make: edit((c) => (c.shape = Float64Array.from(c.shape))), bad: 'network.shape' },
@@ -2464,11 +2453,7 @@ const poreSpyIms = {
   'a BigInt64Array': { make: () => new BigInt64Array(60), bad: 'im' },
   'a DataView': { make: () => new DataView(new ArrayBuffer(60)), bad: 'im' },
   'a detached Uint8Array': {
-    make: () => {
-      const a = new Uint8Array(60);
-      structuredClone(a.buffer, { transfer: [a.buffer] });
-      return a;
-    },
+    make: () => detached(new Uint8Array(60)),
     bad: 'im',
   },
   "a string of 60 '1'": { make: () => '1'.repeat(60), bad: 'im' },
