@@ -50,7 +50,7 @@ export {
   type NativeStats,
   PecletModule,
 } from './lifecycle.js';
-export { type LoadAddonOptions, loadAddon } from './load.js';
+export { AddonLoadError, type LoadAddonOptions, lazyAddon, loadAddon, platformKey } from './load.js';
 export { Registry, Releasable, type ReleaseHook } from './registry.js';
 export { type HandleSignalsOptions, handleSignals, type SignalHandling } from './signals.js';
 export { type Resource, Teardown } from './teardown.js';

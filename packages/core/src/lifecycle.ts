@@ -1,12 +1,15 @@
 import { readNumber, readOptions } from './args.js';
 import { cpuBudget } from './cpu-budget.js';
 import { ReleasedError, TeardownError } from './errors.js';
+import { lazyState } from './load.js';
 import { Registry } from './registry.js';
 import { type FinalizeReason, traceFinalize, traceLine } from './trace.js';
 
 /** What the C++ kernel's `install()` exports under `__peclet`. */
 export interface NativeLifecycle {
   readonly name: string;
+  /** The version of the package the binary was built from (its package.json). */
+  readonly version: string;
   configure(options: { threads: number; releasedError: typeof ReleasedError }): void;
   nextId(): number;
   stats(): NativeStats;
@@ -54,9 +57,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export interface ModuleOptions {
   /** Module name in errors and the trace (`peclet:<name> ...`). */
   readonly name: string;
-  /** The module's addon, when it has one. */
+  /**
+   * The module's addon, when it has one: a loaded binding, or a
+   * {@link lazyAddon} that loads at first use (the module configures it then,
+   * and never loads it to finalize).
+   */
   readonly native?: NativeBinding;
-  /** Where it computes when there is no addon (default `host`). */
+  /** Where it computes (default: the addon's, else `host`); given, it spares a lazy addon a load. */
   readonly executionSpace?: string;
   /** Host threads (default {@link cpuBudget}). */
   readonly threads?: number;
@@ -94,7 +101,7 @@ export class PecletModule {
   /** Live TypeScript-side releasables of this module in this thread. */
   readonly registry: Registry;
   readonly #native: NativeBinding | undefined;
-  readonly #executionSpace: string;
+  readonly #executionSpace: string | undefined;
   #finalized = false;
   #exiting = false;
   readonly #drains = new Set<{ label: string; drain: DrainHook }>();
@@ -108,16 +115,30 @@ export class PecletModule {
     this.#native = options.native;
     const native = this.#native;
     this.registry = new Registry(options.name, native ? () => native.__peclet.nextId() : undefined);
-    this.#executionSpace = options.native?.executionSpace ?? options.executionSpace ?? 'host';
-    this.#native?.__peclet.configure({ threads: options.threads ?? cpuBudget(), releasedError: ReleasedError });
+    this.#executionSpace = options.executionSpace;
+    const threads = options.threads ?? cpuBudget();
+    const configure = (binding: NativeBinding) => {
+      binding.__peclet.configure({ threads, releasedError: ReleasedError });
+      // Loaded after finalize(): the addon starts finalized, so nothing new starts.
+      if (this.#finalized) binding.finalize('explicit');
+    };
+    const lazy = native === undefined ? undefined : lazyState(native);
+    if (lazy !== undefined) lazy.whenLoaded(configure);
+    else if (native !== undefined) configure(native);
     this.#onExit = () => this.#finalizeAtExit('exit');
     process.on('exit', this.#onExit);
     moduleSet().modules.add(this);
   }
 
+  // The addon when it is loaded: finalizing never loads a lazy one.
+  #loadedNative(): NativeBinding | undefined {
+    const lazy = lazyState(this.#native);
+    return lazy === undefined ? this.#native : lazy.binding;
+  }
+
   /** Where the module computes (`host` for the CPU thread pool). */
   get executionSpace(): string {
-    return this.#executionSpace;
+    return this.#executionSpace ?? this.#native?.executionSpace ?? 'host';
   }
 
   /** True once {@link finalize} ran (explicitly or at exit). */
@@ -215,9 +236,10 @@ export class PecletModule {
     moduleSet().modules.delete(this);
     process.removeListener('exit', this.#onExit);
     const { released, failures } = this.registry.releaseAll('finalize()');
-    if (this.#native !== undefined) {
+    const native = this.#loadedNative();
+    if (native !== undefined) {
       try {
-        this.#native.finalize(reason, released);
+        native.finalize(reason, released);
       } catch (cause) {
         failures.push({ label: `native finalize of module ${this.name}`, cause });
       }

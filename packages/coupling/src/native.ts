@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+import { defineModule, lazyAddon, type NativeBinding } from '@peclet/core';
 
 /** @internal What one exchange measured. */
 export interface ExchangeReport {
@@ -81,15 +82,25 @@ export interface CouplingBinding extends NativeBinding {
   ): number;
 }
 
-// dist/ sits beside binding.gyp and build/.
+// dist/ sits beside package.json and native/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
 
-/** @internal */
-export const native = loadAddon<CouplingBinding>({
-  root,
+/**
+ * @internal The addon, loaded at first use (an import never opens it):
+ * PECLET_COUPLING_BINARY, else the local build (native/build), else the
+ * platform package of this machine, named literally here.
+ */
+export const native = lazyAddon<CouplingBinding>({
   name: 'coupling',
-  buildCommand: 'pnpm --filter @peclet/coupling build',
+  root,
+  packageName: '@peclet/coupling',
+  version,
+  platforms: {
+    'linux-x64-gnu': () => require.resolve('@peclet/coupling-linux-x64-gnu/package.json'),
+  },
 });
 
 /** @internal The coupling module in this thread. */
-export const couplingModule = defineModule({ name: 'coupling', native });
+export const couplingModule = defineModule({ name: 'coupling', native, executionSpace: 'host' });

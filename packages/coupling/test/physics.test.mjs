@@ -179,7 +179,7 @@ describe('fluidized bed', () => {
 });
 
 // The addon itself, for the self-correction's table (not part of the package's API).
-const addon = createRequire(import.meta.url)('../build/Release/coupling.node');
+const addon = createRequire(import.meta.url)('../native/build/Release/coupling.node');
 
 describe('settling', () => {
   it("a lone sphere at Re_p 0.008 settles at Stokes' terminal velocity (Di Felice's, with the box's periodic images) within 3%", () => {

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+import { defineModule, lazyAddon, type NativeBinding } from '@peclet/core';
 
 /** @internal The step outcome the addon reports. */
 export interface NativeAdvance {
@@ -86,11 +87,25 @@ export interface DemBinding extends NativeBinding {
   readonly Simulation: new (options: Record<string, unknown>) => NativeSimulation;
 }
 
-// dist/ sits beside binding.gyp and build/.
+// dist/ sits beside package.json and native/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
 
-/** @internal */
-export const native = loadAddon<DemBinding>({ root, name: 'dem', buildCommand: 'pnpm --filter @peclet/dem build' });
+/**
+ * @internal The addon, loaded at first use (an import never opens it):
+ * PECLET_DEM_BINARY, else the local build (native/build), else the
+ * platform package of this machine, named literally here.
+ */
+export const native = lazyAddon<DemBinding>({
+  name: 'dem',
+  root,
+  packageName: '@peclet/dem',
+  version,
+  platforms: {
+    'linux-x64-gnu': () => require.resolve('@peclet/dem-linux-x64-gnu/package.json'),
+  },
+});
 
 /** @internal The dem module in this thread. */
-export const demModule = defineModule({ name: 'dem', native });
+export const demModule = defineModule({ name: 'dem', native, executionSpace: 'host' });

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+import { defineModule, lazyAddon, type NativeBinding } from '@peclet/core';
 
 /** @internal What a batch of steps reached (sums over fluid nodes, lattice units). */
 export interface NativeStep {
@@ -70,11 +71,25 @@ export interface FlowBinding extends NativeBinding {
   percolates(solid: Uint8Array, shape: [number, number, number], axis: number): boolean;
 }
 
-// dist/ sits beside binding.gyp and build/.
+// dist/ sits beside package.json and native/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
 
-/** @internal */
-export const native = loadAddon<FlowBinding>({ root, name: 'flow', buildCommand: 'pnpm --filter @peclet/flow build' });
+/**
+ * @internal The addon, loaded at first use (an import never opens it):
+ * PECLET_FLOW_BINARY, else the local build (native/build), else the
+ * platform package of this machine, named literally here.
+ */
+export const native = lazyAddon<FlowBinding>({
+  name: 'flow',
+  root,
+  packageName: '@peclet/flow',
+  version,
+  platforms: {
+    'linux-x64-gnu': () => require.resolve('@peclet/flow-linux-x64-gnu/package.json'),
+  },
+});
 
 /** @internal The flow module in this thread. */
-export const flowModule = defineModule({ name: 'flow', native });
+export const flowModule = defineModule({ name: 'flow', native, executionSpace: 'host' });

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+import { defineModule, lazyAddon, type NativeBinding } from '@peclet/core';
 import type { PoreArrays, ThroatArrays } from './arrays.js';
 
 /** @internal How a sparse solve went. */
@@ -122,11 +123,25 @@ export interface PnmBinding extends NativeBinding {
   ): { promise: Promise<NativeNetwork>; cancel(): void; stage(): number };
 }
 
-// dist/ sits beside binding.gyp and build/.
+// dist/ sits beside package.json and native/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
 
-/** @internal */
-export const native = loadAddon<PnmBinding>({ root, name: 'pnm', buildCommand: 'pnpm --filter @peclet/pnm build' });
+/**
+ * @internal The addon, loaded at first use (an import never opens it):
+ * PECLET_PNM_BINARY, else the local build (native/build), else the
+ * platform package of this machine, named literally here.
+ */
+export const native = lazyAddon<PnmBinding>({
+  name: 'pnm',
+  root,
+  packageName: '@peclet/pnm',
+  version,
+  platforms: {
+    'linux-x64-gnu': () => require.resolve('@peclet/pnm-linux-x64-gnu/package.json'),
+  },
+});
 
 /** @internal The pnm module in this thread. */
-export const pnmModule = defineModule({ name: 'pnm', native });
+export const pnmModule = defineModule({ name: 'pnm', native, executionSpace: 'host' });

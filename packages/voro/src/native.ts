@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineModule, loadAddon, type NativeBinding } from '@peclet/core';
+import { defineModule, lazyAddon, type NativeBinding } from '@peclet/core';
 
 /** The addon's view of a box: what `tessellate` checks and copies. */
 export interface NativeBox {
@@ -23,18 +24,35 @@ export interface VoroBinding extends NativeBinding {
   tessellateAsync(...args: NativeArgs): { promise: Promise<unknown>; cancel(): void };
 }
 
-// dist/ sits beside binding.gyp and build/.
+// dist/ sits beside package.json and native/.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
 
-/** @internal */
-export const native = loadAddon<VoroBinding>({ root, name: 'voro', buildCommand: 'pnpm --filter @peclet/voro build' });
+/**
+ * @internal The addon, loaded at first use (an import never opens it):
+ * PECLET_VORO_BINARY, else the local build (native/build), else the
+ * platform package of this machine, named literally here.
+ */
+export const native = lazyAddon<VoroBinding>(
+  {
+    name: 'voro',
+    root,
+    packageName: '@peclet/voro',
+    version,
+    platforms: {
+      'linux-x64-gnu': () => require.resolve('@peclet/voro-linux-x64-gnu/package.json'),
+    },
+  },
+  // `using tessellation = tessellate(...)` releases it at the end of the block.
+  (binding) => {
+    Object.defineProperty(binding.Tessellation.prototype, Symbol.dispose, {
+      value(this: { release(): void }) {
+        this.release();
+      },
+    });
+  },
+);
 
 /** @internal The voro module in this thread. */
-export const voroModule = defineModule({ name: 'voro', native });
-
-// `using tessellation = tessellate(...)` releases it at the end of the block.
-Object.defineProperty(native.Tessellation.prototype, Symbol.dispose, {
-  value(this: { release(): void }) {
-    this.release();
-  },
-});
+export const voroModule = defineModule({ name: 'voro', native, executionSpace: 'host' });

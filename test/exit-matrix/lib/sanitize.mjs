@@ -1,6 +1,7 @@
 // Every addon (the kernel's test addon, voro, dem, flow, pnm, coupling) built with AddressSanitizer
-// + UBSan into one folder, for PECLET_ADDON_DIR. Each package's binding.gyp
-// and native sources are copied to .sanitize/<package>/ and built there with
+// + UBSan into one folder, for PECLET_ADDON_DIR. Each package's native/
+// folder (binding.gyp and sources) and package.json are copied to
+// .sanitize/<package>/ and built there with
 // PECLET_SANITIZE=1, so the packages' own builds are never touched. A build
 // is reused while its inputs (sources, kernel headers, gyp config) are unchanged.
 
@@ -15,25 +16,34 @@ const core = join(repo, 'packages', 'core');
 export const sanitizeRoot = join(packageRoot, '.sanitize');
 export const addonDir = join(sanitizeRoot, 'addons');
 
+// `gyp`: the folder holding binding.gyp; package.json gives the version compiled in.
+const solver = (name) => ({
+  name,
+  root: join(repo, 'packages', name),
+  copy: ['package.json', 'native'],
+  gyp: 'native',
+  addons: [name],
+});
 const packages = [
-  { name: 'test-addon', root: join(core, 'test-addon'), copy: ['binding.gyp', 'src'], addons: ['alpha', 'beta'] },
-  { name: 'voro', root: join(repo, 'packages', 'voro'), copy: ['binding.gyp', 'native'], addons: ['voro'] },
-  { name: 'dem', root: join(repo, 'packages', 'dem'), copy: ['binding.gyp', 'native'], addons: ['dem'] },
-  { name: 'flow', root: join(repo, 'packages', 'flow'), copy: ['binding.gyp', 'native'], addons: ['flow'] },
-  { name: 'pnm', root: join(repo, 'packages', 'pnm'), copy: ['binding.gyp', 'native'], addons: ['pnm'] },
   {
-    name: 'coupling',
-    root: join(repo, 'packages', 'coupling'),
-    copy: ['binding.gyp', 'native'],
-    addons: ['coupling'],
+    name: 'test-addon',
+    root: join(core, 'test-addon'),
+    copy: ['binding.gyp', 'src'],
+    gyp: '.',
+    addons: ['alpha', 'beta'],
   },
+  ...['voro', 'dem', 'flow', 'pnm', 'coupling'].map(solver),
 ];
+
+// The local build under native/ is an output, not an input.
+const isInput = (path) => !path.split(/[\\/]/).includes('build');
 
 function filesUnder(path) {
   if (!existsSync(path)) return [];
   return readdirSync(path, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath ?? e.path, e.name))
+    .filter((file) => isInput(relative(path, file)))
     .sort();
 }
 
@@ -85,13 +95,21 @@ export async function buildSanitizedAddons() {
     const scratch = join(sanitizeRoot, p.name);
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(scratch, { recursive: true });
-    for (const entry of p.copy) cpSync(join(p.root, entry), join(scratch, entry), { recursive: true });
-    await build(scratch);
+    for (const entry of p.copy) {
+      cpSync(join(p.root, entry), join(scratch, entry), {
+        recursive: true,
+        filter: (from) => isInput(relative(p.root, from)),
+      });
+    }
+    await build(join(scratch, p.gyp));
   }
   mkdirSync(addonDir, { recursive: true });
   for (const p of packages) {
     for (const addon of p.addons) {
-      copyFileSync(join(sanitizeRoot, p.name, 'build', 'Release', `${addon}.node`), join(addonDir, `${addon}.node`));
+      copyFileSync(
+        join(sanitizeRoot, p.name, p.gyp, 'build', 'Release', `${addon}.node`),
+        join(addonDir, `${addon}.node`),
+      );
     }
   }
   writeFileSync(stamp, hash);

@@ -5,6 +5,8 @@ import { writeSync } from 'node:fs';
 import { boxes, containers, numbers, timeouts } from './domains.mjs';
 
 const isTeardownError = (e) => e instanceof Error && e.constructor?.name === 'TeardownError';
+const isAddonLoadError = (e) =>
+  e instanceof Error && e.name === 'AddonLoadError' && /could not load its native addon/.test(e.message);
 
 const values = {
   ...Object.fromEntries(Object.entries(numbers).map(([k, f]) => [`number ${k}`, f])),
@@ -181,12 +183,74 @@ const moduleMembers = {
   'loadAddon({ root: value, name: value })': {
     call: (core, _mod, v) => core.loadAddon({ root: v, name: v, buildCommand: 'none' }),
     // A root that is a path but holds no addon: the loader's one error saying what it tried.
-    allow: (e) => e instanceof Error && /could not be loaded/.test(e.message),
+    allow: isAddonLoadError,
   },
   "loadAddon({ root: '/nonexistent', name: 'x' })": {
     call: (core) => core.loadAddon({ root: '/nonexistent', name: 'x', buildCommand: 'none' }),
-    allow: (e) => e instanceof Error && /could not be loaded/.test(e.message),
+    allow: isAddonLoadError,
     mustThrow: () => 'loaded an addon from a missing folder',
+  },
+  "loadAddon({ root: '/nonexistent', name: 'x', platforms: value })": {
+    call: (core, _mod, v) => core.loadAddon({ root: '/nonexistent', name: 'x', version: '1.0.0', platforms: v }),
+    allow: isAddonLoadError,
+    mustThrow: () => 'loaded an addon from a missing folder',
+  },
+  // Options are checked when the proxy is made; the addon is opened at its first use only.
+  'lazyAddon({ root: value, name: value })': {
+    call: (core, _mod, v) => core.lazyAddon({ root: v, name: v }),
+    check: (h, proxy) => {
+      try {
+        void proxy.anything;
+        h.problem('a lazy addon from a folder without one loaded');
+      } catch (e) {
+        if (!isAddonLoadError(e)) h.problem(`first use threw ${e?.constructor?.name}: ${e?.message}`);
+      }
+    },
+  },
+  "lazyAddon({ root: '/nonexistent', name: 'x' }, value)": {
+    call: (core, _mod, v) => core.lazyAddon({ root: '/nonexistent', name: 'x' }, v),
+    check: (h, proxy) => {
+      for (let i = 0; i < 2; i++) {
+        try {
+          void Object.keys(proxy);
+          h.problem('a lazy addon from a missing folder loaded');
+        } catch (e) {
+          if (!isAddonLoadError(e)) h.problem(`use ${i + 1} threw ${e?.constructor?.name}: ${e?.message}`);
+        }
+      }
+    },
+  },
+  // A module whose addon cannot load: defined, used for its executionSpace and finalized
+  // without ever opening it; stats() (a use) gives the loader's error.
+  'defineModule({ native: a lazy addon that cannot load }), finalize()': {
+    call: (core, _mod, v) => {
+      const made = core.defineModule({
+        name: 'lazy',
+        native: core.lazyAddon({ root: '/nonexistent', name: 'x' }),
+        executionSpace: typeof v === 'string' && v !== '' ? v : 'host',
+      });
+      const space = made.executionSpace;
+      let statsError;
+      try {
+        made.stats();
+      } catch (e) {
+        statsError = e;
+      }
+      made.finalize();
+      return { made, space, statsError };
+    },
+    check: (h, { made, space, statsError }) => {
+      if (!made.finalized) h.problem('finalize() returned and the module is not finalized');
+      if (typeof space !== 'string') h.problem(`executionSpace is ${space}`);
+      if (!isAddonLoadError(statsError))
+        h.problem('stats() of a module whose addon cannot load did not throw its error');
+    },
+  },
+  'platformKey()': {
+    call: (core) => core.platformKey(),
+    check: (h, v) =>
+      (typeof v === 'string' && /^[a-z0-9]+-[a-z0-9]+(-(gnu|musl|msvc))?$/.test(v)) ||
+      h.problem(`platformKey() is ${v}`),
   },
   'traceEnabled()': {
     call: (core) => core.traceEnabled(),

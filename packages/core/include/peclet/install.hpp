@@ -11,6 +11,13 @@
 #include "env.hpp"
 #include "errors.hpp"
 
+// The version of the package an addon is built from, set by its binding.gyp
+// (`PECLET_ADDON_VERSION="<version>"`) so that the loader can refuse a binary
+// of another version; empty when a build does not set it.
+#ifndef PECLET_ADDON_VERSION
+#define PECLET_ADDON_VERSION ""
+#endif
+
 namespace peclet {
 
 /// What an addon says about itself at install.
@@ -75,7 +82,8 @@ inline Napi::Function Function(Napi::Env env, const char* name, Napi::Value (*ca
 ///   number released;
 /// - `executionSpace` — where the module computes;
 /// - `__peclet` — the lifecycle handle the TypeScript half drives
-///   (`configure`, `stats`, `name`).
+///   (`configure`, `stats`, `name`, and `version`, the package version the
+///   binary was built from).
 ///
 /// ```cpp
 /// Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -104,6 +112,7 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
 
   Napi::Object lifecycle = Napi::Object::New(env);
   lifecycle.Set("name", Napi::String::New(env, info.name));
+  lifecycle.Set("version", Napi::String::New(env, PECLET_ADDON_VERSION));
   lifecycle.Set("configure", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                   auto s = envState(info.Env());
                   if (info.Length() < 1 || !info[0].IsObject())

@@ -1,0 +1,107 @@
+/** The image flags every image command shares, and reading the image they describe. */
+import { extname } from 'node:path';
+import type { ReadImageOptions, VoxelImage } from '@peclet/io';
+import { UsageError, withFlags } from './errors.js';
+import { readPositiveFlag, readShapeFlag } from './flags.js';
+
+/** Flags as commander collects them. */
+export interface ImageFlags {
+  shape?: string;
+  voxelSize?: string;
+  dtype?: string;
+  byteOrder?: string;
+  solid?: string;
+  key?: string;
+}
+
+/** What the flags asked for, checked. */
+export interface ImageRequest {
+  readonly path: string;
+  readonly format: 'raw' | 'npy' | 'npz' | 'tiff';
+  readonly options: ReadImageOptions;
+}
+
+const formats: Readonly<Record<string, ImageRequest['format']>> = {
+  '.raw': 'raw',
+  '.bin': 'raw',
+  '.npy': 'npy',
+  '.npz': 'npz',
+  '.tif': 'tiff',
+  '.tiff': 'tiff',
+};
+
+/** io's argument names → our flags. */
+const readerFlags = {
+  shape: '--shape',
+  dtype: '--dtype',
+  voxelSize: '--voxel-size',
+  littleEndian: '--byte-order',
+  solid: '--solid',
+  key: '--key',
+} as const;
+
+/**
+ * Checks the image flags against the file's format before anything is read: a raw file needs
+ * `--shape` (its size alone cannot say it), the other formats carry their shape and dtype.
+ */
+export function readImageFlags(path: string, flags: ImageFlags, command: string): ImageRequest {
+  const format = formats[extname(path).toLowerCase()];
+  if (format === undefined) {
+    throw new UsageError(
+      `<image> must be a .raw, .bin, .npy, .npz, .tif or .tiff file, got ${JSON.stringify(path)}`,
+      command,
+    );
+  }
+  if (flags.voxelSize === undefined) {
+    throw new UsageError(
+      '--voxel-size is required: the edge of one voxel in metres, e.g. --voxel-size 5.345e-6',
+      command,
+    );
+  }
+  const voxelSize = readPositiveFlag(flags.voxelSize, '--voxel-size', command, 'a positive number of metres');
+  const solid = (flags.solid ?? 'nonzero') as 'nonzero' | 'zero';
+  if (format !== 'raw') {
+    for (const [flag, value] of [
+      ['--shape', flags.shape],
+      ['--dtype', flags.dtype],
+      ['--byte-order', flags.byteOrder],
+    ] as const) {
+      if (value !== undefined) {
+        throw new UsageError(`${flag} only applies to raw images (.raw, .bin); ${path} carries its own`, command);
+      }
+    }
+  }
+  if (flags.key !== undefined && format !== 'npz') {
+    throw new UsageError(`--key only applies to .npz files, not ${path}`, command);
+  }
+  if (format === 'raw') {
+    if (flags.shape === undefined) {
+      throw new UsageError(
+        `--shape is required for a raw image (${path}): three positive integers n0,n1,n2, e.g. --shape 200,200,200`,
+        command,
+      );
+    }
+    const shape = readShapeFlag(flags.shape, command);
+    return {
+      path,
+      format,
+      options: {
+        shape,
+        voxelSize,
+        dtype: (flags.dtype ?? 'uint8') as 'uint8',
+        littleEndian: flags.byteOrder !== 'big',
+        solid,
+      },
+    };
+  }
+  if (format === 'npz' && flags.key !== undefined) {
+    return { path, format, options: { voxelSize, solid, key: flags.key } };
+  }
+  return { path, format, options: { voxelSize, solid } };
+}
+
+/** Reads the image the request describes; a value io refuses for a flag is a usage error. */
+export async function loadImage(request: ImageRequest, command: string): Promise<VoxelImage> {
+  const { readImage } = await import('@peclet/io');
+  return withFlags(readerFlags, command, () => readImage(request.path, request.options));
+}
