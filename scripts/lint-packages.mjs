@@ -7,7 +7,8 @@
 // - license, repository, README.md, and `files`;
 // - a solver package (one with native/binding.gyp) lists each of its
 //   platform packages (npm/<platform>/) as a workspace optional dependency,
-//   which `pnpm pack` turns into the exact version;
+//   which `pnpm pack` turns into the exact version; one built against a
+//   system library instead says why in "peclet": { "buildFromSource" };
 // - a platform package has os, cpu (and libc on Linux), `main` naming its
 //   .node, no scripts, no dependencies, and its main package's version.
 //
@@ -77,7 +78,10 @@ for (const dir of workspaces) {
   checkPublishable(dir, pkg);
   checked += 1;
   const platforms = dirs(join(dir, 'npm')).filter((d) => existsSync(join(d, 'package.json')));
-  if (existsSync(join(dir, 'native', 'binding.gyp')) && platforms.length === 0) {
+  // A package built against a system library (the system MPI) has no prebuilt addon and
+  // says why in "peclet": { "buildFromSource": "<reason>" }.
+  const fromSource = typeof pkg.peclet?.buildFromSource === 'string' && pkg.peclet.buildFromSource !== '';
+  if (existsSync(join(dir, 'native', 'binding.gyp')) && platforms.length === 0 && !fromSource) {
     problems.push(`${relative(repo, dir)}: has native/binding.gyp but no platform package under npm/`);
   }
   for (const platformDir of platforms) {

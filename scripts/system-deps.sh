@@ -19,6 +19,8 @@ else
   packages+=(libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri)
   # The exit matrix runs a subset under valgrind memcheck.
   packages+=(valgrind)
+  # @peclet/mpi is built against the system MPI and tested under mpirun.
+  packages+=(openmpi-bin libopenmpi-dev)
 fi
 
 missing=()

@@ -1,6 +1,6 @@
 import { readNumber, readOptions } from './args.js';
 import { cpuBudget } from './cpu-budget.js';
-import { ReleasedError, TeardownError } from './errors.js';
+import { ReleasedError, TeardownError, type TeardownFailure } from './errors.js';
 import { lazyState } from './load.js';
 import { Registry } from './registry.js';
 import { type FinalizeReason, traceFinalize, traceLine } from './trace.js';
@@ -67,6 +67,19 @@ export interface ModuleOptions {
   readonly executionSpace?: string;
   /** Host threads (default {@link cpuBudget}). */
   readonly threads?: number;
+  /**
+   * A module the others run on (MPI): its finalize, on every path (explicit,
+   * exit, signal), first finalizes every other live module of the thread,
+   * newest first, so that nothing still uses it when it goes.
+   */
+  readonly hostsOthers?: boolean;
+  /**
+   * Runs once at the end of the module's finalize, after its objects and
+   * addon were released, with the reason and, at exit, the exit code (MPI
+   * finalizes or aborts here). What it throws is reported with the other
+   * failures of the finalize.
+   */
+  readonly onFinalized?: (reason: FinalizeReason, exitCode: number | undefined) => void;
 }
 
 interface ModuleSet {
@@ -103,9 +116,13 @@ export class PecletModule {
   readonly #native: NativeBinding | undefined;
   readonly #executionSpace: string | undefined;
   #finalized = false;
+  // Set while a hosting module finalizes the others first (two hosts must not recurse).
+  #finalizing = false;
   #exiting = false;
   readonly #drains = new Set<{ label: string; drain: DrainHook }>();
-  readonly #onExit: () => void;
+  readonly #onExit: (code: number) => void;
+  readonly #hostsOthers: boolean;
+  readonly #onFinalized: ((reason: FinalizeReason, exitCode: number | undefined) => void) | undefined;
 
   constructor(options: ModuleOptions) {
     if (typeof options?.name !== 'string' || options.name === '') {
@@ -125,7 +142,12 @@ export class PecletModule {
     const lazy = native === undefined ? undefined : lazyState(native);
     if (lazy !== undefined) lazy.whenLoaded(configure);
     else if (native !== undefined) configure(native);
-    this.#onExit = () => this.#finalizeAtExit('exit');
+    this.#hostsOthers = options.hostsOthers === true;
+    if (options.onFinalized !== undefined && typeof options.onFinalized !== 'function') {
+      throw new TypeError('defineModule(options): options.onFinalized must be a function');
+    }
+    this.#onFinalized = options.onFinalized;
+    this.#onExit = (code) => this.#finalizeAtExit('exit', code);
     process.on('exit', this.#onExit);
     moduleSet().modules.add(this);
   }
@@ -229,13 +251,26 @@ export class PecletModule {
     this.finalizeFor('explicit');
   }
 
-  /** @internal Finalize with a reason (`signal` from handleSignals). */
-  finalizeFor(reason: FinalizeReason): void {
-    if (this.#finalized) return;
+  /** @internal Finalize with a reason (`signal` from handleSignals) and, at exit, the exit code. */
+  finalizeFor(reason: FinalizeReason, exitCode?: number): void {
+    if (this.#finalized || this.#finalizing) return;
+    this.#finalizing = true;
+    const failures: TeardownFailure[] = [];
+    if (this.#hostsOthers) {
+      for (const other of liveModules().reverse()) {
+        if (other === this) continue;
+        try {
+          other.finalizeFor(reason, exitCode);
+        } catch (cause) {
+          failures.push({ label: `finalize of module ${other.name} before ${this.name}`, cause });
+        }
+      }
+    }
     this.#finalized = true;
     moduleSet().modules.delete(this);
     process.removeListener('exit', this.#onExit);
-    const { released, failures } = this.registry.releaseAll('finalize()');
+    const { released, failures: releaseFailures } = this.registry.releaseAll('finalize()');
+    failures.push(...releaseFailures);
     const native = this.#loadedNative();
     if (native !== undefined) {
       try {
@@ -245,6 +280,13 @@ export class PecletModule {
       }
     } else {
       traceFinalize(this.name, reason, released, 0);
+    }
+    if (this.#onFinalized !== undefined) {
+      try {
+        this.#onFinalized(reason, exitCode);
+      } catch (cause) {
+        failures.push({ label: `onFinalized of module ${this.name}`, cause });
+      }
     }
     if (failures.length > 0) throw new TeardownError(failures, `finalize() of module ${this.name}`);
   }
@@ -261,9 +303,9 @@ export class PecletModule {
 
   // An exit listener must not throw: report and go on, so the process keeps
   // the exit status it was ending with.
-  #finalizeAtExit(reason: FinalizeReason): void {
+  #finalizeAtExit(reason: FinalizeReason, exitCode?: number): void {
     try {
-      this.finalizeFor(reason);
+      this.finalizeFor(reason, exitCode);
     } catch (error) {
       traceLine(`peclet:${this.name} ${error instanceof Error ? error.message : String(error)}`);
     }

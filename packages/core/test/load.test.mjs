@@ -212,3 +212,53 @@ if (how === 'throw') throw new Error('uncaught');
     }
   });
 });
+
+describe('a hosting module (hostsOthers, onFinalized)', () => {
+  it('finalizes every other live module first, newest first, then itself, then onFinalized', () => {
+    const calls = [];
+    const host = defineModule({
+      name: 'host',
+      hostsOthers: true,
+      onFinalized: (reason, code) => calls.push(`host onFinalized ${reason} ${code}`),
+    });
+    const a = defineModule({ name: 'a', onFinalized: () => calls.push('a') });
+    const b = defineModule({ name: 'b', onFinalized: () => calls.push('b') });
+    host.finalize();
+    assert.deepEqual(calls, ['b', 'a', 'host onFinalized explicit undefined']);
+    assert.ok(a.finalized && b.finalized && host.finalized);
+  });
+
+  it('two hosts do not recurse, and a failing module is reported after every other ran', () => {
+    const calls = [];
+    const one = defineModule({ name: 'one', hostsOthers: true, onFinalized: () => calls.push('one') });
+    const two = defineModule({ name: 'two', hostsOthers: true, onFinalized: () => calls.push('two') });
+    const bad = defineModule({
+      name: 'bad',
+      onFinalized: () => {
+        throw new Error('cannot');
+      },
+    });
+    assert.throws(
+      () => one.finalize(),
+      (e) => e.name === 'TeardownError' && /bad/.test(e.failures[0].label),
+    );
+    assert.deepEqual(calls, ['two', 'one']);
+    assert.ok(one.finalized && two.finalized && bad.finalized);
+    assert.throws(() => defineModule({ name: 'x', onFinalized: 1 }), TypeError);
+  });
+
+  it('at exit it gets the exit code, and runs after modules defined later', async () => {
+    const script = join(scratch, 'host-exit.mjs');
+    writeFileSync(
+      script,
+      `import { defineModule } from ${JSON.stringify(pathToFileURL(join(here, '..', 'dist', 'index.js')).href)};
+defineModule({ name: 'host', hostsOthers: true, onFinalized: (reason, code) => console.log('host', reason, code) });
+defineModule({ name: 'solver', onFinalized: (reason, code) => console.log('solver', reason, code) });
+process.exit(3);
+`,
+    );
+    const result = await runNode(script, []);
+    assert.equal(result.status, 3, result.stderr);
+    assert.equal(result.stdout, 'solver exit 3\nhost exit 3\n');
+  });
+});
