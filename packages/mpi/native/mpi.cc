@@ -55,18 +55,39 @@ Buffer bufferOf(const Napi::Value& value, const char* argument) {
   auto array = value.As<Napi::TypedArray>();
   Buffer b;
   switch (array.TypedArrayType()) {
-    case napi_float64_array: b.type = MPI_DOUBLE; break;
-    case napi_float32_array: b.type = MPI_FLOAT; break;
-    case napi_int32_array: b.type = MPI_INT32_T; break;
-    case napi_uint32_array: b.type = MPI_UINT32_T; break;
-    case napi_int16_array: b.type = MPI_INT16_T; break;
-    case napi_uint16_array: b.type = MPI_UINT16_T; break;
-    case napi_int8_array: b.type = MPI_INT8_T; break;
+    case napi_float64_array:
+      b.type = MPI_DOUBLE;
+      break;
+    case napi_float32_array:
+      b.type = MPI_FLOAT;
+      break;
+    case napi_int32_array:
+      b.type = MPI_INT32_T;
+      break;
+    case napi_uint32_array:
+      b.type = MPI_UINT32_T;
+      break;
+    case napi_int16_array:
+      b.type = MPI_INT16_T;
+      break;
+    case napi_uint16_array:
+      b.type = MPI_UINT16_T;
+      break;
+    case napi_int8_array:
+      b.type = MPI_INT8_T;
+      break;
     case napi_uint8_array:
-    case napi_uint8_clamped_array: b.type = MPI_UINT8_T; break;
-    case napi_bigint64_array: b.type = MPI_INT64_T; break;
-    case napi_biguint64_array: b.type = MPI_UINT64_T; break;
-    default: throw peclet::KernelArgumentError(true, argument, -1, "has an element type MPI cannot carry");
+    case napi_uint8_clamped_array:
+      b.type = MPI_UINT8_T;
+      break;
+    case napi_bigint64_array:
+      b.type = MPI_INT64_T;
+      break;
+    case napi_biguint64_array:
+      b.type = MPI_UINT64_T;
+      break;
+    default:
+      throw peclet::KernelArgumentError(true, argument, -1, "has an element type MPI cannot carry");
   }
   const std::size_t length = array.ElementLength();
   if (length > static_cast<std::size_t>(INT32_MAX)) {
@@ -78,7 +99,8 @@ Buffer bufferOf(const Napi::Value& value, const char* argument) {
 }
 
 int intArg(const Napi::CallbackInfo& info, std::size_t i, const char* argument) {
-  if (info.Length() <= i || !info[i].IsNumber()) throw peclet::KernelArgumentError(true, argument, -1, "must be an integer");
+  if (info.Length() <= i || !info[i].IsNumber())
+    throw peclet::KernelArgumentError(true, argument, -1, "must be an integer");
   return info[i].As<Napi::Number>().Int32Value();
 }
 
@@ -149,8 +171,7 @@ Napi::Value Allreduce(const Napi::CallbackInfo& info) {
 Napi::Value Send(const Napi::CallbackInfo& info) {
   requireLive("send");
   Buffer b = bufferOf(info[0], "values");
-  check(MPI_Send(b.data, b.count, b.type, intArg(info, 1, "dest"), intArg(info, 2, "tag"), MPI_COMM_WORLD),
-        "MPI_Send");
+  check(MPI_Send(b.data, b.count, b.type, intArg(info, 1, "dest"), intArg(info, 2, "tag"), MPI_COMM_WORLD), "MPI_Send");
   return info.Env().Undefined();
 }
 
@@ -175,10 +196,10 @@ Napi::Value Sendrecv(const Napi::CallbackInfo& info) {
   const int source = intArg(info, 4, "source");
   const int recvTag = intArg(info, 5, "recvTag");
   MPI_Status status;
-  check(MPI_Sendrecv(out.data, out.count, out.type, dest, sendTag, in.data, in.count, in.type,
-                     source < 0 ? MPI_ANY_SOURCE : source, recvTag < 0 ? MPI_ANY_TAG : recvTag, MPI_COMM_WORLD,
-                     &status),
-        "MPI_Sendrecv");
+  check(
+      MPI_Sendrecv(out.data, out.count, out.type, dest, sendTag, in.data, in.count, in.type,
+                   source < 0 ? MPI_ANY_SOURCE : source, recvTag < 0 ? MPI_ANY_TAG : recvTag, MPI_COMM_WORLD, &status),
+      "MPI_Sendrecv");
   return statusObject(info.Env(), status, in.type);
 }
 
