@@ -114,7 +114,7 @@ function onFinalized(reason: FinalizeReason, exitCode: number | undefined): void
 let fatal: { error: unknown; origin: string } | undefined;
 
 /** @internal The mpi module of this thread. */
-export const mpiModule = defineModule({ name: 'mpi', native, executionSpace: 'host', hostsOthers: true, onFinalized });
+const mpiModule = defineModule({ name: 'mpi', native, executionSpace: 'host', hostsOthers: true, onFinalized });
 
 // Set by init(): a process that never initialized MPI never opens the addon, even to finalize.
 let started = false;

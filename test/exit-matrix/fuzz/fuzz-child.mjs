@@ -304,7 +304,16 @@ const uses = {
     },
     // A random image may not connect the two faces: the solvers say so with a RangeError.
     { call: ({ object }) => solved(() => object.stokesFlow({ axis: 'x' }).permeability > 0) },
-    { call: ({ object }) => solved(() => object.diffusion({ axis: 'x' }).formationFactor >= 1) },
+    // Finite and positive: a live object's answer, not a physical bound. A network model's formation
+    // factor on a random image is not bounded by 1 (CI seed 4271210115 saw it below 1 once in 2000
+    // programs; its replay did not); pnm's own tests check it against Berea's.
+    {
+      call: ({ object }) =>
+        solved(() => {
+          const { formationFactor } = object.diffusion({ axis: 'x' });
+          return finite(formationFactor) && formationFactor > 0;
+        }),
+    },
     {
       call: ({ object }) =>
         solved(() => object.drainage({ contactAngle: 140, surfaceTension: 0.48 }).saturation.length > 0),

@@ -10,6 +10,7 @@ import { couplingTargets } from './coupling.mjs';
 import { demTargets } from './dem.mjs';
 import { flowTargets } from './flow.mjs';
 import { ioTargets } from './io.mjs';
+import { mpiTargets } from './mpi.mjs';
 import { pnmTargets } from './pnm.mjs';
 import { random } from './random.mjs';
 import { voroTargets } from './voro.mjs';
@@ -22,6 +23,7 @@ export const targets = {
   ...flowTargets,
   ...pnmTargets,
   ...couplingTargets,
+  ...mpiTargets,
 };
 export const targetNames = Object.keys(targets);
 
