@@ -22,7 +22,8 @@ export function mpiAvailable() {
 
 // An Error from a call before init(), or MPI's own error surfaced as a JS error.
 const mpiError = (e) =>
-  e instanceof Error && (/MPI is not initialized; call init\(\) first/.test(e.message) || /MPI_\w+ failed: /.test(e.message));
+  e instanceof Error &&
+  (/MPI is not initialized; call init\(\) first/.test(e.message) || /MPI_\w+ failed: /.test(e.message));
 
 const buffers = {
   ...Object.fromEntries(Object.entries(containers).map(([k, make]) => [k, () => make([1, 2, 3])])),
@@ -44,7 +45,18 @@ const opValue = (key) => (key.startsWith("'") ? key.slice(1, -1) : numbers[key](
 // abort() ends the job for any code it accepts: only refused ones here.
 const refusedCodes = ['0', '-1', '1.5', 'NaN', '2**31', "'1' (string)", 'null', '1e9'];
 
-const members = ['allreduce', 'send', 'recv', 'sendrecv', 'barrier', 'rank', 'size', 'initialized', 'finalize', 'abort'];
+const members = [
+  'allreduce',
+  'send',
+  'recv',
+  'sendrecv',
+  'barrier',
+  'rank',
+  'size',
+  'initialized',
+  'finalize',
+  'abort',
+];
 
 const allMpiTargets = {
   'mpi.init': {
@@ -61,7 +73,7 @@ const allMpiTargets = {
         '42',
         'a Proxy that throws',
       ]),
-      then: r.pick(['init again', 'finalize twice', 'nothing']),
+      next: r.pick(['init again', 'finalize twice', 'nothing']),
     }),
     async exec(plan, h, { mpi }) {
       const options = {
@@ -83,25 +95,30 @@ const allMpiTargets = {
           },
         ),
       }[plan.options];
-      const bad = !['{}', 'undefined', "{ threadLevel: 'single' }", "{ threadLevel: 'funneled' }", "{ threadLevel: 'multiple' }"].includes(
-        plan.options,
-      );
+      const bad = ![
+        '{}',
+        'undefined',
+        "{ threadLevel: 'single' }",
+        "{ threadLevel: 'funneled' }",
+        "{ threadLevel: 'multiple' }",
+      ].includes(plan.options);
       const result = await h.call(`init(${plan.options})`, () => mpi.init(options), { bad });
       if (result.ok) {
         const { rank, size, threadLevel } = result.value;
         if (rank !== 0 || size !== 1) h.problem(`init() on one rank gave rank ${rank} of ${size}`);
-        if (!['single', 'funneled', 'serialized', 'multiple'].includes(threadLevel)) h.problem(`threadLevel ${threadLevel}`);
+        if (!['single', 'funneled', 'serialized', 'multiple'].includes(threadLevel))
+          h.problem(`threadLevel ${threadLevel}`);
         if (mpi.initialized() !== true) h.problem('initialized() is false after init()');
       } else if (mpi.initialized()) {
         h.problem('init() threw and MPI is initialized');
       }
-      if (plan.then === 'init again') {
+      if (plan.next === 'init again') {
         await h.call('init() again', () => mpi.init(), {
           allow: (e) => e instanceof Error && /already initialized/.test(e.message),
           mustThrow: result.ok ? 'a second init() returned' : undefined,
         });
       }
-      if (plan.then === 'finalize twice') {
+      if (plan.next === 'finalize twice') {
         await h.call('finalize()', () => mpi.finalize());
         await h.call('finalize() again', () => mpi.finalize());
         if (mpi.initialized()) h.problem('initialized() after finalize()');
@@ -157,7 +174,8 @@ const allMpiTargets = {
       }
       // The rank goes on after whatever the call did.
       const after = await h.call('allreduce(Int32Array [1]) after', () => mpi.allreduce(Int32Array.of(1)));
-      if (plan.member !== 'finalize' && (!after.ok || after.value[0] !== 1)) h.problem('the rank cannot reduce after the call');
+      if (plan.member !== 'finalize' && (!after.ok || after.value[0] !== 1))
+        h.problem('the rank cannot reduce after the call');
     },
   },
 };
