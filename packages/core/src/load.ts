@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describeValue, fail, readOptions } from './args.js';
 
 /**
@@ -185,14 +185,15 @@ export function loadAddon<T>(options: LoadAddonOptions): T {
   const explicit = process.env[envName];
   const dir = process.env.PECLET_ADDON_DIR;
   if (explicit !== undefined && explicit !== '') {
-    const file = explicit;
+    // Relative to the working directory, as a user typing it means it (require would read a bare name as a package).
+    const file = resolve(explicit);
     if (!existsSync(file)) attempts.push({ where: `${envName}=${file}`, outcome: 'not found' });
     else {
       const binding = open(file, `${envName}=${file}`);
       if (binding !== undefined) return binding;
     }
   } else if (dir !== undefined && dir !== '') {
-    const file = join(dir, `${name}.node`);
+    const file = resolve(dir, `${name}.node`);
     if (!existsSync(file)) attempts.push({ where: `PECLET_ADDON_DIR: ${file}`, outcome: 'not found' });
     else {
       const binding = open(file, `PECLET_ADDON_DIR: ${file}`);

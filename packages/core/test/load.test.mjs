@@ -262,3 +262,19 @@ process.exit(3);
     assert.equal(result.stdout, 'solver exit 3\nhost exit 3\n');
   });
 });
+
+describe('paths in the environment', () => {
+  it('a relative PECLET_<NAME>_BINARY is read from the working directory', () => {
+    fakeAddon(join(scratch, 'relative-demo.js'), { name: 'demo', version: '1.0.0' });
+    const cwd = process.cwd();
+    process.chdir(scratch);
+    try {
+      const b = withEnv({ ...noEnv, PECLET_DEMO_BINARY: 'relative-demo.js' }, () =>
+        loadAddon({ name: 'demo', root: join(scratch, 'elsewhere'), version: '1.0.0' }),
+      );
+      assert.equal(b.__peclet.name, 'demo');
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
