@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { fail, readBoolean, readEnum, readOptions } from '@peclet/core';
+import { fail, readBoolean, readEnum, readInteger, readOptions } from '@peclet/core';
 import { readPath } from './atomic.js';
 import { type ElementLayout, SolidWriter, streamElements } from './decode.js';
 import { allocateBytes, checkMemory, FileFormatError } from './errors.js';
@@ -45,6 +45,21 @@ export interface ReadRawOptions {
   littleEndian?: boolean;
   /** Which voxels are solid (default `'nonzero'`). */
   solid?: SolidRule;
+  /**
+   * Only the planes `[start, start + count)` along the first axis (the slowest in the file):
+   * one offset read of `count · n1 · n2` elements, the image `[count, n1, n2]`. What each MPI
+   * rank of a slab decomposition reads of a large image. Default: the whole file.
+   */
+  planes?: { start: number; count: number };
+}
+
+/** Reads the `planes` option against `n0` planes: `{ start, count }` within the image. */
+function readPlanes(value: unknown, n0: number): { start: number; count: number } {
+  if (value === undefined) return { start: 0, count: n0 };
+  const p = readOptions(value, 'planes', ['start', 'count']);
+  const start = readInteger(p.start, 'planes.start', { max: n0 - 1 });
+  const count = readInteger(p.count, 'planes.count', { min: 1, max: n0 - start });
+  return { start, count };
 }
 
 /** Reads the `solid` option. */
@@ -68,19 +83,24 @@ export function allocateImage(shape: Shape3, argument: string): Uint8Array {
  * ```ts
  * const image = await readRaw('berea.raw', { shape: [400, 400, 400], voxelSize: 5.345e-6 });
  * const pores = await readRaw('pores.raw', { shape: [100, 100, 100], voxelSize: 1e-6, solid: 'zero' });
+ * // planes 100–199 of 400: an offset read of 100 × 400 × 400 voxels
+ * const slab = await readRaw('berea.raw', { shape: [400, 400, 400], voxelSize: 5.345e-6, planes: { start: 100, count: 100 } });
  * ```
  */
 export async function readRaw(path: string, options: ReadRawOptions): Promise<VoxelImage> {
   const file = readPath(path);
-  const o = readOptions(options, 'options', ['shape', 'dtype', 'voxelSize', 'littleEndian', 'solid']);
+  const o = readOptions(options, 'options', ['shape', 'dtype', 'voxelSize', 'littleEndian', 'solid', 'planes']);
   const shape = readShape(o.shape, 'shape');
   const dtype = readEnum(o.dtype, 'dtype', rawDtypes, 'uint8');
   const voxelSize = readVoxelSize(o.voxelSize, 'voxelSize');
   const littleEndian = readBoolean(o.littleEndian, 'littleEndian', true);
   const rule = readSolidRule(o.solid);
   const itemSize = itemSizes[dtype];
-  const count = voxelCount(shape);
-  const expected = count * itemSize;
+  const expected = voxelCount(shape) * itemSize;
+  const planes = readPlanes(o.planes, shape[0]);
+  const part: Shape3 = [planes.count, shape[1], shape[2]];
+  const count = voxelCount(part);
+  const position = planes.start * shape[1] * shape[2] * itemSize;
   const handle = await open(file, 'r');
   try {
     const stats = await handle.stat();
@@ -92,13 +112,13 @@ export async function readRaw(path: string, options: ReadRawOptions): Promise<Vo
         `${shape.join(' × ')} ${dtype} voxels need ${expected} bytes, but ${file} holds ${stats.size}`,
       );
     }
-    const solid = allocateImage(shape, 'shape');
+    const solid = allocateImage(part, o.planes === undefined ? 'shape' : 'planes');
     const layout: ElementLayout = { itemSize, float: dtype.startsWith('float'), littleEndian };
-    const writer = new SolidWriter(solid, shape, layout, rule === 'nonzero', false);
-    if (!(await streamElements(handle, 0, count, itemSize, writer))) {
+    const writer = new SolidWriter(solid, part, layout, rule === 'nonzero', false);
+    if (!(await streamElements(handle, position, count, itemSize, writer))) {
       throw new FileFormatError(file, 'the file became shorter while it was read');
     }
-    return { solid, shape, voxelSize };
+    return { solid, shape: part, voxelSize };
   } finally {
     await handle.close();
   }

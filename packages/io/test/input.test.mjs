@@ -97,6 +97,12 @@ describe('bad input', () => {
     await throwsNaming(() => readRaw(raw, { ...ok, voxelSize: undefined }), TypeError, 'voxelSize');
     await throwsNaming(() => readRaw(raw, { ...ok, littleEndian: 1 }), TypeError, 'littleEndian');
     await throwsNaming(() => readRaw(raw, { ...ok, solid: 'pore' }), TypeError, 'solid');
+    await throwsNaming(() => readRaw(raw, { ...ok, planes: 1 }), TypeError, 'planes');
+    await throwsNaming(() => readRaw(raw, { ...ok, planes: { start: 2, count: 1 } }), RangeError, 'planes.start');
+    await throwsNaming(() => readRaw(raw, { ...ok, planes: { start: 1, count: 2 } }), RangeError, 'planes.count');
+    await throwsNaming(() => readRaw(raw, { ...ok, planes: { start: 0, count: 0 } }), RangeError, 'planes.count');
+    await throwsNaming(() => readRaw(raw, { ...ok, planes: { start: -1, count: 1 } }), RangeError, 'planes.start');
+    await throwsNaming(() => readRaw(raw, { ...ok, planes: { start: 0.5, count: 1 } }), RangeError, 'planes.start');
     for (const read of [readNpy, readTiff]) {
       await throwsNaming(() => read(null, { voxelSize: 1 }), TypeError, 'path');
       await throwsNaming(() => read(raw, { voxelSize: -1 }), RangeError, 'voxelSize');

@@ -53,6 +53,30 @@ describe('readRaw', () => {
     const image = await readRaw(file, { shape: [2, 2, 2], dtype: 'float32', voxelSize: 1 });
     assert.deepEqual([...image.solid], [1, 0, 1, 0, 0, 0, 0, 0]);
   });
+  it('planes: every slab of a multi-byte image equals the same planes of the whole read', async () => {
+    // 5 × 3 × 4 int16 voxels, big-endian, a pattern that differs in every plane.
+    const full = [5, 3, 4];
+    const values = Array.from({ length: 60 }, (_, i) => ((i * 7) % 5) - 2);
+    const bytes = new Uint8Array(120);
+    const view = new DataView(bytes.buffer);
+    for (const [i, v] of values.entries()) view.setInt16(2 * i, v, false);
+    const file = join(dir, 'planes.raw');
+    writeFileSync(file, bytes);
+    const options = { shape: full, dtype: 'int16', voxelSize: 3e-6, littleEndian: false };
+    const whole = await readRaw(file, options);
+    for (let start = 0; start < 5; start++) {
+      for (let count = 1; start + count <= 5; count++) {
+        const slab = await readRaw(file, { ...options, planes: { start, count } });
+        assert.deepEqual(slab.shape, [count, 3, 4]);
+        assert.equal(slab.voxelSize, 3e-6);
+        assert.deepEqual(
+          slab.solid,
+          whole.solid.subarray(start * 12, (start + count) * 12),
+          `planes ${start}+${count}`,
+        );
+      }
+    }
+  });
   it('a size mismatch is a RangeError naming shape with both sizes', async () => {
     const file = join(dir, 'short.raw');
     writeFileSync(file, new Uint8Array(59));

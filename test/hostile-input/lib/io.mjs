@@ -1478,6 +1478,23 @@ async function vtpExec(plan, h, { io }) {
   });
 }
 
+// readRaw's `planes` on the [3, 4, 5] image: `planes` is how many planes a valid one reads
+// (undefined: the whole image), null where it is refused.
+const rawPlanes = {
+  undefined: { make: () => undefined, planes: undefined },
+  '{ start: 0, count: 3 }': { make: () => ({ start: 0, count: 3 }), planes: 3 },
+  '{ start: 1, count: 2 }': { make: () => ({ start: 1, count: 2 }), planes: 2 },
+  '{ start: 2, count: 1 }': { make: () => ({ start: 2, count: 1 }), planes: 1 },
+  '{ start: 3, count: 1 }': { make: () => ({ start: 3, count: 1 }), planes: null },
+  '{ start: 1, count: 3 }': { make: () => ({ start: 1, count: 3 }), planes: null },
+  '{ start: 0, count: 0 }': { make: () => ({ start: 0, count: 0 }), planes: null },
+  '{ start: NaN, count: 1 }': { make: () => ({ start: Number.NaN, count: 1 }), planes: null },
+  '{ start: -1, count: 1 }': { make: () => ({ start: -1, count: 1 }), planes: null },
+  '{ start: 2**53, count: 1 }': { make: () => ({ start: 2 ** 53, count: 1 }), planes: null },
+  "'all'": { make: () => 'all', planes: null },
+  '{ count: 1 }': { make: () => ({ count: 1 }), planes: null },
+};
+
 export const ioTargets = {
   'io.checkVoxelImage': {
     build: (r) => ({ image: r.pick(Object.keys(images)), how: r.pick(['checkVoxelImage', 'porosity']) }),
@@ -1506,6 +1523,7 @@ export const ioTargets = {
       voxelSize: r.chance(0.6) ? '1' : r.pick(Object.keys(numbers)),
       solid: r.pick(["'nonzero'", "'zero'", 'undefined', "'pore'"]),
       littleEndian: r.pick(['true', 'false', 'undefined', "'yes'"]),
+      planes: r.chance(0.6) ? 'undefined' : r.pick(Object.keys(rawPlanes)),
     }),
     async exec(plan, h, { io }) {
       await withTempDir(async (dir) => {
@@ -1518,20 +1536,23 @@ export const ioTargets = {
         const littleEndian = { true: true, false: false, undefined: undefined, "'yes'": 'yes' }[plan.littleEndian];
         const size = sizes[dtype ?? 'uint8'];
         const fits = plan.shape === '[3, 4, 5]' && size !== undefined && plan.fileBytes === 60 * size;
+        const planesEntry = rawPlanes[plan.planes ?? 'undefined'];
         const goodOptions =
           Number.isFinite(voxelSize) &&
           voxelSize > 0 &&
           solid !== 'pore' &&
           littleEndian !== 'yes' &&
-          size !== undefined;
+          size !== undefined &&
+          planesEntry.planes !== null;
         const result = await h.call(
-          `readRaw(${plan.fileBytes} bytes, { shape: ${plan.shape}, dtype: ${plan.dtype}, voxelSize: ${plan.voxelSize}, solid: ${plan.solid}, littleEndian: ${plan.littleEndian} })`,
-          () => io.readRaw(file, { shape, dtype, voxelSize, solid, littleEndian }),
+          `readRaw(${plan.fileBytes} bytes, { shape: ${plan.shape}, dtype: ${plan.dtype}, voxelSize: ${plan.voxelSize}, solid: ${plan.solid}, littleEndian: ${plan.littleEndian}, planes: ${plan.planes ?? 'undefined'} })`,
+          () => io.readRaw(file, { shape, dtype, voxelSize, solid, littleEndian, planes: planesEntry.make() }),
           { bad: !(fits && goodOptions) },
         );
         if (result.ok) {
           const expected = solid === 'zero' ? 0 : 1;
-          if (result.value.solid.length !== 60 || result.value.solid.some((x) => x !== expected)) {
+          const voxels = (planesEntry.planes ?? 3) * 20;
+          if (result.value.solid.length !== voxels || result.value.solid.some((x) => x !== expected)) {
             h.problem('readRaw returned the wrong voxels');
           }
         }
