@@ -2,7 +2,7 @@
 // crash looks like. Every test that runs a child (core's exit tests, the exit
 // matrix, the hostile-input generator) goes through `run` and judges the
 // output against `crashSignature`, so a new runtime's crash banner is added
-// in one place.
+// in one place. MPI jobs (mpirun and its ranks) go through `mpiJob`.
 
 import { spawn } from 'node:child_process';
 
@@ -139,4 +139,5 @@ export async function inParallel(jobs, limit) {
   await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, lane));
   return results;
 }
+export { findMpirun, mpiEnv, mpiJob } from './mpi.mjs';
 export { random } from './random.mjs';

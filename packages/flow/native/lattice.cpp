@@ -183,7 +183,7 @@ class LatticeImpl final : public Lattice {
     std::vector<double>().swap(options_.sdf);
   }
 
-  std::size_t step(std::size_t steps, const std::atomic<bool>* cancel, bool atomic) override {
+  std::size_t step(std::size_t steps, const std::atomic<bool>* cancel, bool atomic, bool measure) override {
     // A step that would make the state non-finite is not taken: its output
     // stays in the second lattice. An atomic call of several steps also
     // keeps a copy of the state it started from, to go back to.
@@ -208,6 +208,7 @@ class LatticeImpl final : public Lattice {
       stepCount_ = startCount;
       done = 0;
     }
+    if (!measure) return done;
     // The moments of the state reached.
     pass(Mode::Measure);
     reduce();
@@ -222,6 +223,51 @@ class LatticeImpl final : public Lattice {
   }
 
   const FlowMoments& moments() const noexcept override { return moments_; }
+
+  // The storage range of a plane along axis 0: voxels in C order (dense),
+  // or the fluid nodes, which are numbered in voxel order (sparse).
+  std::pair<std::size_t, std::size_t> planeRange(std::size_t plane) const {
+    const std::size_t n12 = shape_[1] * shape_[2];
+    if (plane >= shape_[0]) rangeError("plane", "is past the lattice's " + std::to_string(shape_[0]) + " planes");
+    if (layout_ == Layout::Dense) return {plane * n12, (plane + 1) * n12};
+    const auto first = std::lower_bound(nodeOf_.begin(), nodeOf_.end(), std::uint32_t(plane * n12));
+    const auto last = std::lower_bound(first, nodeOf_.end(), std::uint64_t((plane + 1) * n12),
+                                       [](std::uint32_t v, std::uint64_t bound) { return v < bound; });
+    return {std::size_t(first - nodeOf_.begin()), std::size_t(last - nodeOf_.begin())};
+  }
+  std::size_t haloSize(std::size_t plane) const override {
+    const auto [begin, end] = planeRange(plane);
+    return end - begin;
+  }
+  void copyHalo(std::size_t plane, int direction, void* buffer, bool pack) override {
+    if (direction != 1 && direction != -1) rangeError("direction", "must be 1 or -1");
+    const auto [begin, end] = planeRange(plane);
+    const std::size_t n = end - begin;
+    T* out = static_cast<T*>(buffer);
+    for (std::size_t q = 0; q < Q; q++) {
+      if (cx[q] != direction) continue;
+      T* column = a_.data() + q * stride_ + begin;
+      if (pack)
+        std::copy(column, column + n, out);
+      else
+        std::copy(out, out + n, column);
+      out += n;
+    }
+  }
+  void saveState() override {
+    copyPopulations(a_, snapshot_);
+    savedCount_ = stepCount_;
+  }
+  void undoStep() override {
+    if (stepCount_ == 0) rangeError("undoStep", "no step was taken");
+    a_.swap(b_);
+    stepCount_--;
+  }
+  void restoreState() override {
+    if (snapshot_.size() != a_.size()) rangeError("restoreState", "no state was saved");
+    copyPopulations(snapshot_, a_);
+    stepCount_ = savedCount_;
+  }
 
   void allocateFields() override {
     if (!velocity_.empty()) return;
@@ -790,7 +836,7 @@ class LatticeImpl final : public Lattice {
   LatticeOptions options_;
   std::array<std::size_t, 3> shape_{};
   std::ptrdiff_t offset_[Q]{};
-  std::size_t voxels_ = 0, fluid_ = 0, storage_ = 0, stride_ = 0, chunks_ = 1, stepCount_ = 0;
+  std::size_t voxels_ = 0, fluid_ = 0, storage_ = 0, stride_ = 0, chunks_ = 1, stepCount_ = 0, savedCount_ = 0;
   Layout layout_ = Layout::Dense;
   double tauPlus_ = 1.0, tauMinus_ = 1.0;
   std::vector<std::uint8_t> mask_, rowHasSolid_;

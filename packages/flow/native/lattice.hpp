@@ -101,7 +101,11 @@ class Lattice {
   /// there with diverged() true, the lattice holding the last finite state,
   /// or with `atomic` the state the call started from (kept in a copy of the
   /// populations, allocated on the first atomic call of more than one step).
-  virtual std::size_t step(std::size_t steps, const std::atomic<bool>* cancel, bool atomic = false) = 0;
+  /// `measure` false skips the moments and the fields after the last step
+  /// (a distributed lattice steps one step at a time and measures its own
+  /// planes only, after its halo exchange).
+  virtual std::size_t step(std::size_t steps, const std::atomic<bool>* cancel, bool atomic = false,
+                           bool measure = true) = 0;
   /// Whether the last step() call stopped at a step that would diverge.
   virtual bool diverged() const noexcept = 0;
   /// The number the step that would diverge would have had (0: none).
@@ -120,6 +124,25 @@ class Lattice {
   /// Per-voxel porosity ε (default 1) and body force (3 per voxel, default 0),
   /// read at every step; allocated on first request.
   virtual double* porosity() = 0;
+
+  /// The halo of a slab decomposition along axis 0. Nodes of `plane` in
+  /// storage (the plane's fluid nodes, or every voxel of it in the dense
+  /// layout; contiguous, in C order either way) times the populations that
+  /// cross towards `direction` (+1: the 5 with c_x = +1, -1: the 5 with
+  /// c_x = -1): the values copyHalo moves.
+  virtual std::size_t haloSize(std::size_t plane) const = 0;
+  /// Copies the post-collision populations of `plane` that cross towards
+  /// `direction` into `buffer` (`pack`), or from it into the plane: the
+  /// buffer holds haloSize(plane) × 5 values of the lattice's precision,
+  /// population by population.
+  virtual void copyHalo(std::size_t plane, int direction, void* buffer, bool pack) = 0;
+  /// Keeps a copy of the populations and the step count (allocated on the
+  /// first call), and goes back to it.
+  virtual void saveState() = 0;
+  /// Goes back one step (the pull scheme keeps the state before the last
+  /// step in its second lattice); only right after a step that was taken.
+  virtual void undoStep() = 0;
+  virtual void restoreState() = 0;
   virtual double* force() = 0;
 
   virtual void setBodyForce(const std::array<double, 3>& force) = 0;

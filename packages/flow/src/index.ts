@@ -20,6 +20,7 @@ export { ReleasedError } from '@peclet/core';
 export { fromPoreSpy, type VoxelImage } from '@peclet/io';
 export { Lattice } from './lattice.js';
 export { MILLIDARCY, permeability } from './permeability.js';
+export { type Mpi, slabOf, slabPlanes } from './slab.js';
 export type {
   Axis,
   LatticeOptions,

@@ -2,13 +2,19 @@
  * The Lattice class: the public object over the native lattice.
  * @internal
  */
-import { cancelledError, fail, ReleasedError, readNumber, readOptions, readVector3 } from '@peclet/core';
-import { writeVti } from '@peclet/io';
+
+import { basename, dirname, join } from 'node:path';
+import { argumentError, cancelledError, fail, ReleasedError, readNumber, readOptions, readVector3 } from '@peclet/core';
+import { writePvti, writeVti } from '@peclet/io';
 import { GpuPath } from './gpu/path.js';
 import { flowModule, type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
 import { type LatticeSettings, readAxis, readLatticeOptions, readRunOptions } from './options.js';
 import { Settling } from './settling.js';
+import { Distributed, mpiOption, readMpi } from './slab.js';
 import type { Axis, LatticeOptions, RunOptions, RunReport, StepReport } from './types.js';
+
+/** @internal The distributed half of each Lattice built with `mpi`. */
+export const distributedOf = new WeakMap<Lattice, Distributed>();
 
 /** @internal The error of work stopped by a release, a finalize or the module's exit. */
 export function cancelled(what: string, by: string): Error {
@@ -60,12 +66,36 @@ export class Lattice implements Disposable {
   readonly #gpu: GpuPath | undefined;
   readonly #settings: LatticeSettings;
   readonly #shape: readonly [number, number, number];
+  readonly #mpi: Distributed | undefined;
   #releasedByCall = false;
   #running = false;
 
-  /** Throws TypeError/RangeError naming the option at fault. */
+  /**
+   * Throws TypeError/RangeError naming the option at fault. With `mpi` the construction is
+   * collective: every rank builds its part, and when any rank's options are refused every rank
+   * throws.
+   */
   constructor(options: LatticeOptions) {
+    const mpiValue = mpiOption(options);
+    if (mpiValue !== undefined) {
+      const mpi = readMpi(mpiValue, 'mpi');
+      let settings: LatticeSettings | undefined;
+      let error: unknown;
+      try {
+        settings = readLatticeOptions(options);
+      } catch (e) {
+        error = e;
+      }
+      this.#mpi = new Distributed(mpi, settings?.native, error, (o) => new native.Lattice(o));
+      this.#native = this.#mpi.native;
+      this.#gpu = undefined;
+      this.#settings = settings as LatticeSettings;
+      this.#shape = Object.freeze([...this.#mpi.slab.shape]) as readonly [number, number, number];
+      distributedOf.set(this, this.#mpi);
+      return;
+    }
     const settings = readLatticeOptions(options);
+    if (settings.mpi !== undefined) fail('type', 'mpi', 'must be a data property of the options (not a getter)');
     this.#native = new native.Lattice(settings.native);
     if (settings.executionSpace === 'webgpu') {
       const info = this.#native.info;
@@ -102,9 +132,23 @@ export class Lattice implements Disposable {
     this.release();
   }
 
-  /** `[n0, n1, n2]`. */
+  /** `[n0, n1, n2]`: the whole lattice's, over every rank with `mpi`. */
   get shape(): readonly [number, number, number] {
     return this.#shape;
+  }
+  /**
+   * With `mpi`: this rank, the number of ranks, the planes along axis 0 this rank holds
+   * (`start`, `count`), and the seconds it spent in steps (`stepSeconds`) and in halo exchanges
+   * (`haloSeconds`: sending and receiving its edge planes, waiting for its neighbours included,
+   * and agreeing with every rank on each step's outcome); undefined otherwise.
+   */
+  get slab():
+    | { rank: number; size: number; start: number; count: number; stepSeconds: number; haloSeconds: number }
+    | undefined {
+    const d = this.#mpi;
+    if (d === undefined) return undefined;
+    const { rank, size, start, count } = d.slab;
+    return { rank, size, start, count, stepSeconds: d.stepSeconds, haloSeconds: d.haloSeconds };
   }
   /** Lattice viscosity ν = (τ+ − ½)/3. */
   get viscosity(): number {
@@ -138,6 +182,7 @@ export class Lattice implements Disposable {
    */
   get velocity(): Float64Array | Float32Array {
     if (this.#gpu !== undefined) return this.#liveGpu().velocity();
+    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.velocity, 3);
     return this.#native.velocity;
   }
   /**
@@ -146,6 +191,7 @@ export class Lattice implements Disposable {
    */
   get density(): Float64Array | Float32Array {
     if (this.#gpu !== undefined) return this.#liveGpu().density();
+    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.density, 1);
     return this.#native.density;
   }
   /**
@@ -154,11 +200,13 @@ export class Lattice implements Disposable {
    */
   get porosity(): Float64Array {
     if (this.#gpu !== undefined) this.#hostOnly('porosity');
+    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.porosity, 1);
     return this.#native.porosity;
   }
   /** Writable body force per voxel, 3 per voxel, lattice units, added to `bodyForce`. Not on `webgpu`. */
   get force(): Float64Array {
     if (this.#gpu !== undefined) this.#hostOnly('force');
+    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.force, 3);
     return this.#native.force;
   }
 
@@ -207,6 +255,7 @@ export class Lattice implements Disposable {
       );
     }
     const n = Number.isInteger(steps) && steps >= 0 && steps <= 2 ** 40 ? steps : NaN;
+    if (this.#mpi !== undefined) return this.#stepMpi(this.#mpi, n, steps);
     if (Number.isNaN(n)) fail('range', 'steps', `must be an integer in [0, 2^40], got ${String(steps)}`);
     const outcome = this.#native.step(n);
     if (outcome.status === 'diverged') {
@@ -230,6 +279,7 @@ export class Lattice implements Disposable {
    * lattice holds the last finite state and `stepCount` counts it.
    */
   async run(options: RunOptions = {}): Promise<RunReport> {
+    if (this.#mpi !== undefined) return this.#runMpi(this.#mpi, options);
     const { maxSteps, tolerance, checkInterval, signal, onProgress } = readRunOptions(options);
     if (this.#running) fail('type', 'run', `Lattice#${this.id} is already running`);
     this.#native.info; // ReleasedError now, not in a later microtask
@@ -310,6 +360,7 @@ export class Lattice implements Disposable {
    * plane); in steady flow every plane carries the same.
    */
   flux(axis: Axis | 0 | 1 | 2): number {
+    if (this.#mpi !== undefined) return this.#fluxMpi(this.#mpi, axis);
     const a = readAxis(axis, 'axis');
     const u = this.velocity;
     let sum = 0;
@@ -322,6 +373,7 @@ export class Lattice implements Disposable {
    * `voxelSize`) for ParaView, atomically.
    */
   async writeVti(path: string, options?: { voxelSize?: number }): Promise<void> {
+    if (this.#mpi !== undefined) return this.#writePvti(this.#mpi, path, options);
     // The arguments are checked before the lattice's state, so a bad voxel size is named as such
     // whether or not the lattice is running.
     const o = readOptions(options, 'options', ['voxelSize'], { optional: true });
@@ -337,6 +389,198 @@ export class Lattice implements Disposable {
     });
   }
 
+  // ---- With mpi: every call below is collective, and checks with the other ranks before it
+  // starts that every rank can (so that a rank that throws never leaves the others waiting).
+
+  /** Throws on every rank when any rank's lattice is released or its call refused. */
+  #together(d: Distributed, what: string, error: unknown, agreed: readonly number[] = []): void {
+    // MPI gone (finalized, which finalizes flow first): no rank can be asked; this lattice's own error.
+    if (!d.slab.mpi.initialized()) {
+      this.#native.info;
+      fail('type', what, 'MPI is no longer initialized (mpi.finalize() ran): no collective call can run');
+    }
+    const { released, refused, agreed: same } = d.ready(error !== undefined, agreed);
+    if (error !== undefined) throw error;
+    if (this.released) this.#native.info; // ReleasedError on the rank that released it
+    if (released) throw cancelled(what, 'release() or finalize() on another rank');
+    if (refused) fail('range', what, 'was refused on another rank (the error there says why); no rank ran it');
+    if (!same)
+      fail('range', what, 'was called with different arguments on different ranks; every rank must pass the same');
+  }
+
+  #stepMpi(d: Distributed, n: number, steps: unknown): StepReport {
+    let error: unknown;
+    if (Number.isNaN(n)) {
+      error = argumentError('range', 'steps', `must be an integer in [0, 2^40], got ${String(steps)}`);
+    } else if (n > 1 && !this.released) {
+      try {
+        d.native.saveState();
+      } catch (e) {
+        error = e;
+      }
+    }
+    this.#together(d, 'step', error, [n]);
+    const outcome = d.advance(n);
+    if (outcome.divergedAt !== undefined) {
+      if (n > 1) {
+        d.native.restoreState(); // every rank took the same steps: every rank goes back
+        d.native.refreshFields();
+      }
+      const now = this.stepCount;
+      throw divergedError('step', outcome.divergedAt, `the lattice is as it was before this call (step ${now})`);
+    }
+    if (outcome.cancelled) throw cancelled('step', 'the module finalizing');
+    const m = d.moments();
+    return { steps: outcome.steps, meanVelocity: this.#meanOf(m.momentum), mass: m.mass };
+  }
+
+  async #runMpi(d: Distributed, options: RunOptions): Promise<RunReport> {
+    let settings: ReturnType<typeof readRunOptions> | undefined;
+    let error: unknown;
+    try {
+      settings = readRunOptions(options);
+      if (this.#running) fail('type', 'run', `Lattice#${this.id} is already running`);
+    } catch (e) {
+      error = e;
+    }
+    const agreed = settings ? [settings.maxSteps, settings.tolerance, settings.checkInterval] : [];
+    this.#together(d, 'run', error, agreed);
+    const { maxSteps, tolerance, checkInterval, signal, onProgress } = settings as NonNullable<typeof settings>;
+    this.#running = true;
+    let steps = 0;
+    let pending: unknown; // an error of onProgress, thrown once the other ranks know
+    const settling = new Settling();
+    try {
+      for (;;) {
+        const before =
+          pending ??
+          (this.released
+            ? cancelled('run', this.#releasedByCall ? 'release()' : 'finalize()')
+            : signal?.aborted
+              ? signal.reason
+              : undefined);
+        const { released, refused } = d.ready(before !== undefined);
+        if (before !== undefined) throw before;
+        if (released || refused) throw cancelled('run', 'another rank stopping (aborted, released or finalized)');
+        const outcome = d.advance(Math.min(checkInterval, maxSteps - steps));
+        steps += outcome.steps;
+        if (outcome.divergedAt !== undefined) {
+          throw divergedError(
+            'run',
+            outcome.divergedAt,
+            `the lattice holds the state of step ${this.stepCount}, the last finite one`,
+          );
+        }
+        if (outcome.cancelled) throw cancelled('run', 'the module finalizing');
+        const mean = this.#meanOf(d.moments().momentum);
+        settling.update(Math.hypot(...mean));
+        const residual = settling.residual;
+        try {
+          onProgress?.({ steps, maxSteps, residual, meanVelocity: mean });
+        } catch (e) {
+          pending = e;
+        }
+        // Every rank decides alike: the sums are the same on every rank.
+        const converged = settling.settled(tolerance);
+        if (converged || steps >= maxSteps) {
+          if (pending !== undefined) throw pending;
+          return { steps, converged, residual, meanVelocity: mean };
+        }
+        // Signals, timers and I/O between batches.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  #fluxMpi(d: Distributed, axis: unknown): number {
+    let a: 0 | 1 | 2 = 0;
+    let error: unknown;
+    try {
+      a = readAxis(axis, 'axis');
+    } catch (e) {
+      error = e;
+    }
+    this.#together(d, 'flux', error, [a]);
+    const u = this.#native.velocity;
+    const n = d.slab.planeSize;
+    const [sum] = d.slab.sums(1, (_plane, local, out) => {
+      let s = 0;
+      for (let v = local * n; v < (local + 1) * n; v++) s += u[3 * v + a] as number;
+      out[0] = s;
+    });
+    return (sum as number) / (this.#shape[a] as number);
+  }
+
+  /**
+   * The parallel image: each rank writes its planes as `<name>_<rank>.vti` beside `path`, then
+   * rank 0 writes `path` (`.pvti`) once every piece is written.
+   */
+  async #writePvti(d: Distributed, path: string, options?: { voxelSize?: number }): Promise<void> {
+    let error: unknown;
+    let voxelSize = 1;
+    try {
+      const o = readOptions(options, 'options', ['voxelSize'], { optional: true });
+      voxelSize = readNumber(o.voxelSize, 'voxelSize', { above: 0, unit: 'm', fallback: 1 });
+      if (typeof path !== 'string' || !path.endsWith('.pvti')) {
+        fail(
+          'type',
+          'path',
+          'of a lattice over MPI ranks must end in .pvti (a parallel image, one .vti piece per rank)',
+        );
+      }
+      if (this.#running) fail('type', 'writeVti', `Lattice#${this.id} is running`);
+    } catch (e) {
+      error = e;
+    }
+    this.#together(d, 'writeVti', error, [voxelSize]);
+    const { slab } = d;
+    const stem = basename(path, '.pvti');
+    const piece = (rank: number) => `${stem}_${rank}.vti`;
+    const pieceShape: [number, number, number] = [slab.count, slab.shape[1], slab.shape[2]];
+    const density = this.density;
+    const solid = new Uint8Array(density.length);
+    for (let i = 0; i < solid.length; i++) solid[i] = density[i] === 0 ? 1 : 0;
+    const type = d.precision === 'f32' ? 'Float32' : 'Float64';
+    let failure: unknown;
+    try {
+      await writeVti(join(dirname(path), piece(slab.rank)), {
+        shape: pieceShape,
+        offset: [slab.start, 0, 0],
+        spacing: voxelSize,
+        cellData: { solid, density, velocity: { values: this.velocity, components: 3 } },
+      });
+    } catch (e) {
+      failure = e;
+    }
+    this.#together(d, 'writeVti', failure);
+    if (slab.rank === 0) {
+      const counts = slab.counts;
+      let start = 0;
+      try {
+        await writePvti(path, {
+          shape: [...slab.shape],
+          spacing: voxelSize,
+          pieces: counts.map((count, rank) => {
+            const p = { source: piece(rank), offset: [start, 0, 0], shape: [count, slab.shape[1], slab.shape[2]] };
+            start += count;
+            return p;
+          }),
+          cellData: { solid: { type: 'UInt8' }, density: { type }, velocity: { type, components: 3 } },
+        });
+      } catch (e) {
+        failure = e;
+      }
+    }
+    this.#together(d, 'writeVti', failure);
+  }
+
+  #meanOf(momentum: readonly number[]): [number, number, number] {
+    const n = this.#shape[0] * this.#shape[1] * this.#shape[2];
+    return [(momentum[0] as number) / n, (momentum[1] as number) / n, (momentum[2] as number) / n];
+  }
+
   // One batch on the device: `steps` steps, then the sums over the state reached.
   async #gpuBatch(gpu: GpuPath, steps: number): Promise<NativeStep> {
     await gpu.prepare();
@@ -346,8 +590,7 @@ export class Lattice implements Disposable {
   }
 
   #mean(outcome: NativeStep): [number, number, number] {
-    const n = this.#shape[0] * this.#shape[1] * this.#shape[2];
-    return [outcome.momentum[0] / n, outcome.momentum[1] / n, outcome.momentum[2] / n];
+    return this.#meanOf(outcome.momentum);
   }
 
   #report(outcome: NativeStep): StepReport {

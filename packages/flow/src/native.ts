@@ -53,7 +53,17 @@ export interface NativeLattice {
   readonly id: number;
   readonly released: boolean;
   release(): void;
-  step(steps: number): NativeStep;
+  /** `measure` false: one step of a distributed lattice, no moments or fields (status and steps only). */
+  step(steps: number, measure?: boolean): NativeStep;
+  /** Values a halo of `plane` holds: its nodes in storage × the 5 populations that cross. */
+  haloSize(plane: number): number;
+  packHalo(plane: number, direction: 1 | -1, out: Float64Array | Float32Array): void;
+  unpackHalo(plane: number, direction: 1 | -1, values: Float64Array | Float32Array): void;
+  /** Computes the fields now (allocated on first use). */
+  refreshFields(): void;
+  saveState(): void;
+  restoreState(): void;
+  undoStep(): void;
   stepAsync(steps: number): { promise: Promise<NativeStep>; cancel(): void };
   readonly velocity: Float64Array | Float32Array;
   readonly density: Float64Array | Float32Array;

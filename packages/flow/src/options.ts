@@ -59,6 +59,8 @@ export interface LatticeSettings {
   readonly native: NativeLatticeOptions;
   readonly viscosity: number;
   readonly executionSpace: 'host' | 'webgpu';
+  /** The `mpi` option as given (read by the Lattice, collectively). */
+  readonly mpi: unknown;
 }
 
 export const DEFAULT_VISCOSITY = 1 / 6;
@@ -81,6 +83,7 @@ export function readLatticeOptions(value: unknown): LatticeSettings {
     'layout',
     'executionSpace',
     'threads',
+    'mpi',
   ]);
   const shape = readShape(o.shape, 'shape');
   const voxels = shape[0] * shape[1] * shape[2];
@@ -146,7 +149,10 @@ export function readLatticeOptions(value: unknown): LatticeSettings {
     native.inletDensity = readNumber(p.inletDensity, 'pressure.inletDensity', { above: 0.1, below: 10 });
     native.outletDensity = readNumber(p.outletDensity, 'pressure.outletDensity', { above: 0.1, below: 10 });
     if (periodic[pressureAxis]) fail('range', 'pressure.axis', `is periodic; set periodic[${pressureAxis}] to false`);
-    if (shape[pressureAxis] < 3) fail('range', 'shape', 'a pressure drive needs at least 3 planes along its axis');
+    // With mpi the planes along axis 0 are this rank's; the whole lattice's are checked once known.
+    if (shape[pressureAxis] < 3 && !(o.mpi !== undefined && pressureAxis === 0)) {
+      fail('range', 'shape', 'a pressure drive needs at least 3 planes along its axis');
+    }
   }
   if (gpu) {
     // The device kernels: f32, sparse layout, voxel or gray geometry (see the README's WebGPU section).
@@ -155,7 +161,8 @@ export function readLatticeOptions(value: unknown): LatticeSettings {
     if (sdf) fail('range', 'sdf', "is not available on executionSpace 'webgpu'; give solid or solidFraction");
     native.layout = 'sparse';
   }
-  return { native, viscosity: (tau - 0.5) / 3, executionSpace };
+  if (gpu && o.mpi !== undefined) fail('range', 'executionSpace', "'webgpu' does not run over MPI ranks; use 'host'");
+  return { native, viscosity: (tau - 0.5) / 3, executionSpace, mpi: o.mpi };
 }
 
 export interface RunSettings {

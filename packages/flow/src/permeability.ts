@@ -5,10 +5,11 @@
  */
 import { fail, readEnum, readFunction, readInteger, readNumber, readOptions, readSignal } from '@peclet/core';
 import { checkVoxelImage, type VoxelImage } from '@peclet/io';
-import { cancelled, Lattice } from './lattice.js';
+import { cancelled, distributedOf, Lattice } from './lattice.js';
 import { native } from './native.js';
 import { AXES, DEFAULT_MAX_STEPS, DEFAULT_TOLERANCE, readAxis } from './options.js';
 import { Settling } from './settling.js';
+import { type Distributed, type Mpi, mpiOption, readMpi, refuseTogether } from './slab.js';
 import type { PermeabilityOptions, PermeabilityResult, Progress } from './types.js';
 
 /** 1 millidarcy in m². */
@@ -50,114 +51,101 @@ const CHECK_INTERVAL = 100;
  * ```
  */
 export async function permeability(image: VoxelImage, options: PermeabilityOptions = {}): Promise<PermeabilityResult> {
-  const checked = checkVoxelImage(image, 'image');
-  const o = readOptions(
-    options,
-    'options',
-    [
-      'axis',
-      'drive',
-      'tolerance',
-      'maxSteps',
-      'buffer',
-      'sides',
-      'viscosity',
-      'precision',
-      'executionSpace',
-      'threads',
-      'signal',
-      'onProgress',
-    ],
-    { optional: true },
-  );
-  const axis = readAxis(o.axis, 'axis', 'x');
-  const drive = readEnum(o.drive, 'drive', ['body-force', 'pressure'] as const, 'body-force');
-  const tolerance = readNumber(o.tolerance, 'tolerance', { above: 0, below: 1, fallback: DEFAULT_TOLERANCE });
-  const maxSteps = readInteger(o.maxSteps, 'maxSteps', { min: 1, max: 2 ** 40, fallback: DEFAULT_MAX_STEPS });
-  const buffer = readInteger(o.buffer, 'buffer', { min: 0, max: 1000, fallback: 4 });
-  const sides = readEnum(o.sides, 'sides', ['sealed', 'periodic'] as const, 'sealed');
-  const viscosity = readNumber(o.viscosity, 'viscosity', { above: 0, max: 100, fallback: PERMEABILITY_VISCOSITY });
-  const executionSpace = readEnum(o.executionSpace, 'executionSpace', ['host', 'webgpu'] as const, 'host');
-  const precision = readEnum(
-    o.precision,
-    'precision',
-    ['f64', 'f32'] as const,
-    executionSpace === 'webgpu' ? 'f32' : 'f64',
-  );
-  const threads = o.threads === undefined ? undefined : readInteger(o.threads, 'threads', { min: 1, max: 65_536 });
-  const signal = readSignal(o.signal, 'signal');
-  const onProgress = readFunction<(progress: Progress) => void>(o.onProgress, 'onProgress');
-  if (drive === 'pressure' && buffer < 1) {
-    fail('range', 'buffer', 'a pressure drive needs at least 1 open layer at each end to hold the inlet and outlet');
-  }
+  const mpiValue = mpiOption(options);
+  if (mpiValue === undefined) return solve(image, options, undefined);
+  const mpi = readMpi(mpiValue, 'mpi');
+  return solve(image, options, mpi);
+}
 
-  const { shape, voxelSize } = checked;
-  const solid = checked.solid.slice(); // the caller may change the image while we run
-  let pores = 0;
-  for (let i = 0; i < solid.length; i++) if (solid[i] === 0) pores++;
-  const porosity = pores / solid.length;
-  if (!native.percolates(solid, [...shape] as [number, number, number], axis)) {
-    fail(
-      'range',
-      'image',
-      `no pore path joins the inlet and outlet faces along ${AXES[axis]} (18-connected, as the lattice moves fluid): ` +
-        `the permeability is 0 (porosity ${porosity.toPrecision(4)})`,
-    );
+async function solve(
+  image: VoxelImage,
+  options: PermeabilityOptions,
+  mpi: Mpi | undefined,
+): Promise<PermeabilityResult> {
+  let setup: ReturnType<typeof prepare> | undefined;
+  let error: unknown;
+  try {
+    setup = prepare(image, options, mpi);
+  } catch (e) {
+    if (mpi === undefined) throw e;
+    error = e;
   }
-
-  // The sample with its buffer layers along the axis.
-  const extended = [...shape] as [number, number, number];
-  extended[axis] += 2 * buffer;
-  const padded = new Uint8Array(extended[0] * extended[1] * extended[2]);
-  const [, e1, e2] = extended;
-  for (let i = 0; i < shape[0]; i++) {
-    for (let j = 0; j < shape[1]; j++) {
-      const source = (i * shape[1] + j) * shape[2];
-      const ti = i + (axis === 0 ? buffer : 0);
-      const tj = j + (axis === 1 ? buffer : 0);
-      padded.set(solid.subarray(source, source + shape[2]), (ti * e1 + tj) * e2 + (axis === 2 ? buffer : 0));
-    }
-  }
-  const periodic: [boolean, boolean, boolean] = [sides === 'periodic', sides === 'periodic', sides === 'periodic'];
-  periodic[axis] = drive === 'body-force';
-  const force: [number, number, number] = [0, 0, 0];
-  if (drive === 'body-force') force[axis] = DRIVE_FORCE;
-  const densityDifference = DRIVE_FORCE * 3 * (shape[axis] + 2 * buffer);
+  // Over MPI a rank whose arguments were refused makes every rank throw, in the collective
+  // construction of the lattice, which it joins with its error instead.
+  if (error !== undefined) throw refuseTogether(mpi as Mpi, error);
+  const s = setup as ReturnType<typeof prepare>;
+  const { axis, buffer, extended, voxelSize, force, drive, tolerance, maxSteps, signal, onProgress } = s;
   const lattice = new Lattice({
     shape: extended,
-    solid: padded,
-    periodic,
-    viscosity,
+    solid: s.padded,
+    periodic: s.periodic,
+    viscosity: s.viscosity,
     bodyForce: force,
     inertia: false,
-    precision,
-    executionSpace,
-    threads,
+    precision: s.precision,
+    executionSpace: s.executionSpace,
+    threads: s.threads,
     ...(drive === 'pressure'
       ? {
-          pressure: {
-            axis,
-            inletDensity: 1 + densityDifference / 2,
-            outletDensity: 1 - densityDifference / 2,
-          },
+          // Set below, once the sample's length is known on every rank.
+          pressure: { axis, inletDensity: 1, outletDensity: 1 },
         }
       : {}),
+    ...(mpi === undefined ? {} : { mpi }),
   });
   try {
-    const L = shape[axis];
+    const distributed = distributedOf.get(lattice);
+    let porosity = s.pores / s.voxels;
+    if (distributed !== undefined) {
+      const agreed = [voxelSize, tolerance, maxSteps, buffer, axis, drive === 'pressure' ? 1 : 0];
+      const { agreed: same } = distributed.ready(false, agreed);
+      if (!same) {
+        fail(
+          'range',
+          'options',
+          'differ between ranks (voxelSize, tolerance, maxSteps, buffer, axis or drive): every rank must pass the same',
+        );
+      }
+      const [pores, voxels] = distributed.slab.total([s.pores, s.voxels]) as [number, number];
+      porosity = pores / voxels;
+    }
+    const whole = lattice.shape;
+    const L = whole[axis] - 2 * buffer;
+    if (drive === 'pressure') {
+      const densityDifference = DRIVE_FORCE * 3 * whole[axis];
+      lattice.setPressure(1 + densityDifference / 2, 1 - densityDifference / 2);
+    }
+    const sums = planeSums(lattice, distributed, axis);
     // The estimate of k from the flow now: the superficial velocity (the flux is the same
     // through every plane, so the mean over the whole lattice is the flux over the
     // cross-section) over the drive, body force and pressure drop between the buffer planes.
-    const estimate = (mean: readonly number[]) => {
-      const meanVelocity = mean[axis] as number;
+    // Every sum is taken plane by plane along axis 0, in the same order on one rank or many.
+    const estimate = () => {
+      const inlet = buffer - 1;
+      const outlet = buffer + L;
+      const [along, rhoIn, fluxIn, rhoOut, fluxOut] = sums(5, (u, rho, offset, count, index) => {
+        let a = 0;
+        let ri = 0;
+        let fi = 0;
+        let ro = 0;
+        let fo = 0;
+        for (let v = offset; v < offset + count; v++) {
+          const ua = u[3 * v + axis] as number;
+          a += ua;
+          const at = index(v);
+          if (at === inlet) {
+            ri += (rho[v] as number) * ua;
+            fi += ua;
+          } else if (at === outlet) {
+            ro += (rho[v] as number) * ua;
+            fo += ua;
+          }
+        }
+        return [a, ri, fi, ro, fo];
+      }) as [number, number, number, number, number];
+      const meanVelocity = along / (whole[0] * whole[1] * whole[2]);
       let densityDrop = 0;
-      if (buffer > 0) {
-        const velocity = lattice.velocity;
-        const density = lattice.density;
-        densityDrop =
-          planeMean(density, velocity, extended, axis, buffer - 1) -
-          planeMean(density, velocity, extended, axis, buffer + L);
-      }
+      if (buffer > 0) densityDrop = (fluxIn === 0 ? 1 : rhoIn / fluxIn) - (fluxOut === 0 ? 1 : rhoOut / fluxOut);
       const effectiveDrive = buffer > 0 ? force[axis] * (L + 1) + densityDrop / 3 : force[axis] * L;
       return { meanVelocity, densityDrop, kLattice: (lattice.viscosity * meanVelocity * L) / effectiveDrive };
     };
@@ -168,12 +156,12 @@ export async function permeability(image: VoxelImage, options: PermeabilityOptio
     let steps = 0;
     let converged = false;
     let residual = Number.NaN;
-    let now = estimate([0, 0, 0]);
+    let now = { meanVelocity: 0, densityDrop: 0, kLattice: Number.NaN };
     while (steps < maxSteps) {
       const batch = await lattice.run({ maxSteps: Math.min(CHECK_INTERVAL, maxSteps - steps), tolerance: 0, signal });
       steps += batch.steps;
-      now = estimate(batch.meanVelocity);
-      velocitySettling.update(Math.hypot(...batch.meanVelocity));
+      now = estimate();
+      velocitySettling.update(Math.abs(now.meanVelocity));
       permeabilitySettling.update(now.kLattice);
       residual = Math.max(velocitySettling.residual, permeabilitySettling.residual);
       onProgress?.({ steps, maxSteps, residual, meanVelocity: batch.meanVelocity });
@@ -185,6 +173,14 @@ export async function permeability(image: VoxelImage, options: PermeabilityOptio
     }
     const { meanVelocity, densityDrop, kLattice } = now;
     if (!(kLattice > 0 && Number.isFinite(kLattice))) {
+      if (distributed !== undefined && meanVelocity === 0) {
+        // Over MPI the image is not gathered to check its percolation first: no flux says it.
+        fail(
+          'range',
+          'image',
+          `no pore path joins the inlet and outlet faces along ${AXES[axis]} (no flux after ${steps} steps): the permeability is 0 (porosity ${porosity.toPrecision(4)})`,
+        );
+      }
       throw Object.assign(
         new Error(
           `permeability: after ${steps} step${steps === 1 ? '' : 's'} (maxSteps ${maxSteps}) the flow has not settled and the estimate ` +
@@ -193,8 +189,22 @@ export async function permeability(image: VoxelImage, options: PermeabilityOptio
         { code: 'PECLET_NOT_CONVERGED', steps },
       );
     }
-    const velocity = lattice.velocity;
-    const tortuosity = sampleTortuosity(velocity, extended, axis, buffer, L);
+    // Flow tortuosity ⟨|u|⟩ / ⟨u·axis⟩ over the sample's voxels (buffers excluded).
+    const [speed, along] = sums(2, (u, _rho, offset, count, index) => {
+      let sp = 0;
+      let al = 0;
+      for (let v = offset; v < offset + count; v++) {
+        const at = index(v);
+        if (at < buffer || at >= buffer + L) continue;
+        const x = u[3 * v] as number;
+        const y = u[3 * v + 1] as number;
+        const z = u[3 * v + 2] as number;
+        sp += Math.sqrt(x * x + y * y + z * z);
+        al += u[3 * v + axis] as number;
+      }
+      return [sp, al];
+    }) as [number, number];
+    const tortuosity = along === 0 ? Number.NaN : speed / along;
     const k = kLattice * voxelSize * voxelSize;
     const info = lattice.info;
     return {
@@ -226,55 +236,153 @@ export async function permeability(image: VoxelImage, options: PermeabilityOptio
   }
 }
 
-/**
- * Mean density over plane `index` along `axis`, weighted by the flux through each voxel: the
- * pressure whose difference times the flow rate is the power spent between two planes, so that
- * how the flow spreads over a plane does not bias the pressure drop.
- */
-function planeMean(
-  density: ArrayLike<number>,
-  velocity: ArrayLike<number>,
-  shape: readonly number[],
-  axis: number,
-  index: number,
-): number {
-  let sum = 0;
-  let flux = 0;
-  forPlane(shape, axis, index, (v) => {
-    const u = velocity[3 * v + axis] as number;
-    sum += (density[v] as number) * u;
-    flux += u;
-  });
-  return flux === 0 ? 1 : sum / flux;
-}
+/** The checked arguments of permeability() and this rank's part of the lattice. */
+function prepare(image: VoxelImage, options: PermeabilityOptions, mpi: Mpi | undefined) {
+  const checked = checkVoxelImage(image, 'image');
+  const o = readOptions(
+    options,
+    'options',
+    [
+      'axis',
+      'drive',
+      'tolerance',
+      'maxSteps',
+      'buffer',
+      'sides',
+      'viscosity',
+      'precision',
+      'executionSpace',
+      'threads',
+      'signal',
+      'onProgress',
+      'mpi',
+    ],
+    { optional: true },
+  );
+  const axis = readAxis(o.axis, 'axis', 'x');
+  const drive = readEnum(o.drive, 'drive', ['body-force', 'pressure'] as const, 'body-force');
+  const tolerance = readNumber(o.tolerance, 'tolerance', { above: 0, below: 1, fallback: DEFAULT_TOLERANCE });
+  const maxSteps = readInteger(o.maxSteps, 'maxSteps', { min: 1, max: 2 ** 40, fallback: DEFAULT_MAX_STEPS });
+  const buffer = readInteger(o.buffer, 'buffer', { min: 0, max: 1000, fallback: 4 });
+  const sides = readEnum(o.sides, 'sides', ['sealed', 'periodic'] as const, 'sealed');
+  const viscosity = readNumber(o.viscosity, 'viscosity', { above: 0, max: 100, fallback: PERMEABILITY_VISCOSITY });
+  const executionSpace = readEnum(o.executionSpace, 'executionSpace', ['host', 'webgpu'] as const, 'host');
+  const precision = readEnum(
+    o.precision,
+    'precision',
+    ['f64', 'f32'] as const,
+    executionSpace === 'webgpu' ? 'f32' : 'f64',
+  );
+  const threads = o.threads === undefined ? undefined : readInteger(o.threads, 'threads', { min: 1, max: 65_536 });
+  const signal = readSignal(o.signal, 'signal');
+  const onProgress = readFunction<(progress: Progress) => void>(o.onProgress, 'onProgress');
+  if (drive === 'pressure' && buffer < 1) {
+    fail('range', 'buffer', 'a pressure drive needs at least 1 open layer at each end to hold the inlet and outlet');
+  }
+  if (mpi !== undefined && executionSpace === 'webgpu') {
+    fail('range', 'executionSpace', "'webgpu' does not run over MPI ranks; use 'host'");
+  }
 
-function forPlane(shape: readonly number[], axis: number, index: number, visit: (voxel: number) => void): void {
-  const [n0, n1, n2] = shape as [number, number, number];
-  for (let i = axis === 0 ? index : 0; i < (axis === 0 ? index + 1 : n0); i++) {
-    for (let j = axis === 1 ? index : 0; j < (axis === 1 ? index + 1 : n1); j++) {
-      for (let k = axis === 2 ? index : 0; k < (axis === 2 ? index + 1 : n2); k++) visit((i * n1 + j) * n2 + k);
+  const { shape, voxelSize } = checked;
+  const solid = checked.solid.slice(); // the caller may change the image while we run
+  let pores = 0;
+  for (let i = 0; i < solid.length; i++) if (solid[i] === 0) pores++;
+  // Over MPI this rank holds planes of the image along axis 0; the sample's length along axis 0
+  // is known once every rank says how many it holds.
+  if (mpi === undefined && !native.percolates(solid, [...shape] as [number, number, number], axis)) {
+    fail(
+      'range',
+      'image',
+      `no pore path joins the inlet and outlet faces along ${AXES[axis]} (18-connected, as the lattice moves fluid): ` +
+        `the permeability is 0 (porosity ${(pores / solid.length).toPrecision(4)})`,
+    );
+  }
+
+  // The sample with its buffer layers along the axis: over MPI along axis 0, before the first
+  // rank's planes and after the last rank's.
+  const rank = mpi?.rank() ?? 0;
+  const size = mpi?.size() ?? 1;
+  const before = axis !== 0 || rank === 0 ? buffer : 0;
+  const after = axis !== 0 || rank === size - 1 ? buffer : 0;
+  const extended = [...shape] as [number, number, number];
+  extended[axis] += before + after;
+  const padded = new Uint8Array(extended[0] * extended[1] * extended[2]);
+  const [, e1, e2] = extended;
+  for (let i = 0; i < shape[0]; i++) {
+    for (let j = 0; j < shape[1]; j++) {
+      const source = (i * shape[1] + j) * shape[2];
+      const ti = i + (axis === 0 ? before : 0);
+      const tj = j + (axis === 1 ? before : 0);
+      padded.set(solid.subarray(source, source + shape[2]), (ti * e1 + tj) * e2 + (axis === 2 ? before : 0));
     }
   }
+  const periodic: [boolean, boolean, boolean] = [sides === 'periodic', sides === 'periodic', sides === 'periodic'];
+  periodic[axis] = drive === 'body-force';
+  const force: [number, number, number] = [0, 0, 0];
+  if (drive === 'body-force') force[axis] = DRIVE_FORCE;
+  return {
+    axis,
+    drive,
+    tolerance,
+    maxSteps,
+    buffer,
+    viscosity,
+    executionSpace,
+    precision,
+    threads,
+    signal,
+    onProgress,
+    shape,
+    voxelSize,
+    pores,
+    voxels: solid.length,
+    extended,
+    padded,
+    periodic,
+    force,
+  };
 }
 
-/** ⟨|u|⟩ / ⟨u·axis⟩ over the sample's voxels (buffers excluded). */
-function sampleTortuosity(
-  velocity: ArrayLike<number>,
-  shape: readonly number[],
-  axis: number,
-  buffer: number,
-  length: number,
-): number {
-  let speed = 0;
-  let along = 0;
-  for (let plane = buffer; plane < buffer + length; plane++) {
-    forPlane(shape, axis, plane, (v) => {
-      const x = velocity[3 * v] as number;
-      const y = velocity[3 * v + 1] as number;
-      const z = velocity[3 * v + 2] as number;
-      speed += Math.sqrt(x * x + y * y + z * z);
-      along += velocity[3 * v + axis] as number;
-    });
-  }
-  return along === 0 ? Number.NaN : speed / along;
+/**
+ * Per-plane sums over the lattice's fields: `fill(u, rho, offset, count, index)` sums the
+ * `count` voxels from `offset` (one plane along axis 0) and returns its `k` sums; `index(v)`
+ * is voxel v's index along the axis of interest in the whole lattice. The planes are added in
+ * order, on one rank as over many (there each plane's sums come from the rank that holds it).
+ */
+function planeSums(lattice: Lattice, distributed: Distributed | undefined, axis: number) {
+  const [, n1, n2] = lattice.shape;
+  const n12 = n1 * n2;
+  const start = distributed?.slab.start ?? 0;
+  const index =
+    axis === 0
+      ? (v: number) => start + Math.floor(v / n12)
+      : axis === 1
+        ? (v: number) => Math.floor(v / n2) % n1
+        : (v: number) => v % n2;
+  return (
+    k: number,
+    fill: (
+      u: ArrayLike<number>,
+      rho: ArrayLike<number>,
+      offset: number,
+      count: number,
+      index: (v: number) => number,
+    ) => number[],
+  ): number[] => {
+    const u = lattice.velocity;
+    const rho = lattice.density;
+    if (distributed === undefined) {
+      const total = new Array<number>(k).fill(0);
+      for (let p = 0; p < lattice.shape[0]; p++) {
+        const part = fill(u, rho, p * n12, n12, index);
+        for (let i = 0; i < k; i++) total[i] = (total[i] as number) + (part[i] as number);
+      }
+      return total;
+    }
+    return Array.from(
+      distributed.slab.sums(k, (p, _local, out) => {
+        out.set(fill(u, rho, (p - start) * n12, n12, index));
+      }),
+    );
+  };
 }

@@ -1,7 +1,8 @@
 /** Public types of @peclet/flow. */
 import type { VoxelImage } from '@peclet/io';
+import type { Mpi } from './slab.js';
 
-export type { VoxelImage };
+export type { Mpi, VoxelImage };
 
 /** An image axis: 0 = `'x'`, 1 = `'y'`, 2 = `'z'` (C order, as NumPy and PoreSpy). */
 export type Axis = 'x' | 'y' | 'z';
@@ -51,6 +52,17 @@ export interface LatticeOptions {
   executionSpace?: 'host' | 'webgpu';
   /** Most threads of the module's pool a step may use (default: all). */
   threads?: number | undefined;
+  /**
+   * Runs the lattice over MPI ranks: the `@peclet/mpi` module (`import * as mpi from
+   * '@peclet/mpi'`), initialized. Then `shape`, `solid`, `solidFraction` and `sdf` are this rank's
+   * planes along axis 0 of the whole lattice, ranks in order (rank 0 the first planes: see
+   * `slabPlanes` and `slabOf`), at least 2 per rank; every rank builds the lattice with the same
+   * other options, and steps, runs, measures and writes it together (each of those calls is
+   * collective). The halo (the populations crossing between neighbouring slabs) is exchanged after
+   * every step; sums over the lattice are reduced across ranks in the same order whatever their
+   * number.
+   */
+  mpi?: Mpi | undefined;
 }
 
 /** Progress of a run, between batches of steps. */
@@ -120,6 +132,13 @@ export interface PermeabilityOptions {
   threads?: number;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /**
+   * Runs over MPI ranks: the `@peclet/mpi` module, initialized. `image` is then this rank's
+   * planes along axis 0 (ranks in order: `slabOf`, or `readRaw` with `planes: slabPlanes(n0, mpi)`),
+   * at least 2 per rank; every rank passes the same options. The result is the same on every
+   * rank, and equals the single-process result to round-off (see the README's MPI section).
+   */
+  mpi?: Mpi;
 }
 
 /** The lattice units a result was computed in, and how they map to SI. */

@@ -16,8 +16,11 @@ export {
   type DataArrayInput,
   type DataArrays,
   type NumericArray,
+  type VtkType,
+  type WritePvtiOptions,
   type WriteVtiOptions,
   type WriteVtpOptions,
+  writePvti,
   writeVti,
   writeVtp,
 } from './vtk.js';

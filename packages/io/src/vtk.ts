@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import { open, writeFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { describeValue, fail, isDetached, readInteger, readNumber, readOptions, readVector3 } from '@peclet/core';
 import { readPath, writeAtomically } from './atomic.js';
@@ -258,6 +258,40 @@ export interface WriteVtiOptions {
   origin?: readonly [number, number, number] | [number, number, number];
   /** Arrays over the cells, each C order: element `(i n1 + j) n2 + k` (× components) is cell (x = i, y = j, z = k). */
   cellData: DataArrays;
+  /**
+   * Index of the first cell in a larger image (default `[0, 0, 0]`): the extent of a piece of a
+   * parallel image (`.pvti`, see {@link writePvti}), whose origin and spacing are the whole's.
+   */
+  offset?: readonly [number, number, number] | [number, number, number];
+}
+
+/** Reads a cell offset: three integers ≥ 0. */
+function readOffset(value: unknown, argument: string): [number, number, number] {
+  if (value === undefined) return [0, 0, 0];
+  const v = readVector3(value, argument);
+  v.forEach((x, a) => {
+    if (!(Number.isInteger(x) && x >= 0 && x <= 2 ** 32)) {
+      fail('range', `${argument}[${a}]`, `must be an integer ≥ 0, got ${describeValue(x)}`, a);
+    }
+  });
+  return v;
+}
+
+const extentOf = (offset: readonly number[], shape: readonly number[]) =>
+  [0, 1, 2].map((a) => `${offset[a]} ${(offset[a] as number) + (shape[a] as number)}`).join(' ');
+
+/** Reads `spacing`: one number or three, each > 0 (default 1). */
+function readSpacing(value: unknown): [number, number, number] {
+  if (value === undefined) return [1, 1, 1];
+  if (typeof value === 'number') {
+    const s = readNumber(value, 'spacing', { above: 0, unit: 'm' });
+    return [s, s, s];
+  }
+  const spacing = readVector3(value, 'spacing');
+  spacing.forEach((s, a) => {
+    if (!(s > 0)) fail('range', `spacing[${a}]`, `must be > 0, got ${describeValue(s)}`, a);
+  });
+  return spacing;
 }
 
 /**
@@ -276,23 +310,14 @@ export interface WriteVtiOptions {
  */
 export async function writeVti(path: string, options: WriteVtiOptions): Promise<void> {
   const file = readPath(path);
-  const o = readOptions(options, 'options', ['shape', 'spacing', 'origin', 'cellData']);
+  const o = readOptions(options, 'options', ['shape', 'spacing', 'origin', 'cellData', 'offset']);
   const shape = readShape(o.shape, 'shape');
-  let spacing: [number, number, number];
-  if (o.spacing === undefined) spacing = [1, 1, 1];
-  else if (typeof o.spacing === 'number') {
-    const s = readNumber(o.spacing, 'spacing', { above: 0, unit: 'm' });
-    spacing = [s, s, s];
-  } else {
-    spacing = readVector3(o.spacing, 'spacing');
-    spacing.forEach((s, a) => {
-      if (!(s > 0)) fail('range', `spacing[${a}]`, `must be > 0, got ${describeValue(s)}`, a);
-    });
-  }
+  const spacing = readSpacing(o.spacing);
   const origin = readVector3(o.origin, 'origin', { fallback: [0, 0, 0] });
+  const offset = readOffset(o.offset, 'offset');
   if (o.cellData === undefined) fail('type', 'cellData', 'is required (an object of named arrays, may be empty)');
   const arrays = readArrays(o.cellData, 'cellData', voxelCount(shape), 'cells');
-  const extent = `0 ${shape[0]} 0 ${shape[1]} 0 ${shape[2]}`;
+  const extent = extentOf(offset, shape);
   const head = (offsets: number[]) =>
     `${fileHead('ImageData')}  <ImageData WholeExtent="${extent}" Origin="${formatNumbers(origin)}" Spacing="${formatNumbers(spacing)}">\n` +
     `    <Piece Extent="${extent}">\n      <PointData>\n      </PointData>\n      <CellData>\n` +
@@ -303,6 +328,101 @@ export async function writeVti(path: string, options: WriteVtiOptions): Promise<
     head,
     arrays.map((a) => transposedBlock(a, shape)),
   );
+}
+
+/** The VTK type names of the arrays a `.vti` holds. */
+export type VtkType = 'UInt8' | 'Int8' | 'UInt16' | 'Int16' | 'UInt32' | 'Int32' | 'Float32' | 'Float64';
+
+/** Options of {@link writePvti}. */
+export interface WritePvtiOptions {
+  /** The whole image's `[n0, n1, n2]` cells, C order (axis 0 = x). */
+  shape: readonly [number, number, number] | [number, number, number];
+  /** As {@link WriteVtiOptions.spacing}: the pieces must have the same. */
+  spacing?: number | readonly [number, number, number] | [number, number, number];
+  origin?: readonly [number, number, number] | [number, number, number];
+  /**
+   * The pieces: each a `.vti` written by {@link writeVti} with its `offset` and `shape`, named
+   * relative to the `.pvti`'s folder. Together they must tile the whole image.
+   */
+  pieces: readonly { source: string; offset: readonly number[]; shape: readonly number[] }[];
+  /** The cell arrays every piece holds: their VTK type and components (default 1). */
+  cellData: Record<string, { type: VtkType; components?: number }>;
+}
+
+/**
+ * Writes a parallel VTK image (`.pvti`): the whole extent and the list of its pieces (`.vti`
+ * files, one per MPI rank for a distributed lattice), which ParaView opens as one image.
+ * Checks that the pieces tile the whole image (no gap, no overlap). Atomic.
+ *
+ * @example
+ * ```ts
+ * await writePvti('flow.pvti', {
+ *   shape: [64, 32, 32],
+ *   pieces: [
+ *     { source: 'flow_0.vti', offset: [0, 0, 0], shape: [32, 32, 32] },
+ *     { source: 'flow_1.vti', offset: [32, 0, 0], shape: [32, 32, 32] },
+ *   ],
+ *   cellData: { density: { type: 'Float64' }, velocity: { type: 'Float64', components: 3 } },
+ * });
+ * ```
+ */
+export async function writePvti(path: string, options: WritePvtiOptions): Promise<void> {
+  const file = readPath(path);
+  const o = readOptions(options, 'options', ['shape', 'spacing', 'origin', 'pieces', 'cellData']);
+  const shape = readShape(o.shape, 'shape');
+  const spacing = readSpacing(o.spacing);
+  const origin = readVector3(o.origin, 'origin', { fallback: [0, 0, 0] });
+  if (!Array.isArray(o.pieces) || o.pieces.length === 0) fail('type', 'pieces', 'must be a non-empty array');
+  let cells = 0;
+  const boxes: { lo: number[]; hi: number[] }[] = [];
+  const pieces = (o.pieces as unknown[]).map((value, i) => {
+    const p = readOptions(value, `pieces[${i}]`, ['source', 'offset', 'shape']);
+    if (typeof p.source !== 'string' || p.source.length === 0 || /[<>&"\0]/.test(p.source)) {
+      fail('type', `pieces[${i}].source`, 'must be a file name (no <, >, &, " or NUL)');
+    }
+    const offset = readOffset(p.offset, `pieces[${i}].offset`);
+    const size = readShape(p.shape, `pieces[${i}].shape`);
+    const lo = offset;
+    const hi = offset.map((x, a) => x + (size[a] as number));
+    if (hi.some((x, a) => x > (shape[a] as number))) {
+      fail(
+        'range',
+        `pieces[${i}]`,
+        `extends past the whole image (${extentOf(offset, size)} in ${extentOf([0, 0, 0], shape)})`,
+      );
+    }
+    for (const [j, b] of boxes.entries()) {
+      if ([0, 1, 2].every((a) => (lo[a] as number) < (b.hi[a] as number) && (b.lo[a] as number) < (hi[a] as number))) {
+        fail('range', `pieces[${i}]`, `overlaps pieces[${j}]`);
+      }
+    }
+    boxes.push({ lo, hi });
+    cells += voxelCount(size);
+    return { source: p.source as string, extent: extentOf(offset, size) };
+  });
+  if (cells !== voxelCount(shape)) {
+    fail('range', 'pieces', `cover ${cells} of the image's ${voxelCount(shape)} cells; they must tile it`);
+  }
+  if (typeof o.cellData !== 'object' || o.cellData === null || Array.isArray(o.cellData)) {
+    fail('type', 'cellData', 'must be an object of { type, components }');
+  }
+  const types = vtkTypes.map(([, t]) => t);
+  const arrays = Object.keys(o.cellData).map((name) => {
+    const a = readOptions((o.cellData as Record<string, unknown>)[name], `cellData.${name}`, ['type', 'components']);
+    if (!types.includes(a.type as string)) fail('type', `cellData.${name}.type`, `must be one of ${types.join(', ')}`);
+    const components = readInteger(a.components, `cellData.${name}.components`, { min: 1, max: 4096, fallback: 1 });
+    return `        <PDataArray type="${a.type}" Name="${escapeXml(name)}" NumberOfComponents="${components}"/>\n`;
+  });
+  const little = endianness() === 'LE';
+  const xml =
+    fileHead('PImageData').replace('{{byte_order}}', little ? 'LittleEndian' : 'BigEndian') +
+    `  <PImageData WholeExtent="${extentOf([0, 0, 0], shape)}" GhostLevel="0" Origin="${formatNumbers(origin)}" Spacing="${formatNumbers(spacing)}">\n` +
+    `    <PCellData>\n${arrays.join('')}    </PCellData>\n` +
+    pieces.map((p) => `    <Piece Extent="${p.extent}" Source="${escapeXml(p.source)}"/>\n`).join('') +
+    '  </PImageData>\n</VTKFile>\n';
+  await writeAtomically(file, async (temp) => {
+    await writeFile(temp, xml, 'utf8');
+  });
 }
 
 /** Options of {@link writeVtp}. */

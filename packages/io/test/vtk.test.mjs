@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { writeVti, writeVtp } from '../dist/index.js';
+import { writePvti, writeVti, writeVtp } from '../dist/index.js';
 import { assertWellFormed, parseVtk, tempDir, throwsNaming } from './fixtures/helpers.mjs';
 
 const dir = tempDir();
@@ -171,5 +171,78 @@ describe('writeVtp', () => {
       RangeError,
       'pointData.d',
     );
+  });
+});
+
+describe('writePvti and pieces', () => {
+  it('a piece written with an offset, and the .pvti that tiles the whole image with two pieces', async () => {
+    const [n0, n1, n2] = [4, 2, 3];
+    const half = n0 / 2;
+    const density = Float64Array.from({ length: half * n1 * n2 }, (_, e) => e);
+    await writeVti(join(dir, 'piece_1.vti'), {
+      shape: [half, n1, n2],
+      offset: [half, 0, 0],
+      spacing: 1e-6,
+      cellData: { density },
+    });
+    const piece = parseVtk(readFileSync(join(dir, 'piece_1.vti')));
+    assertWellFormed(piece.xml);
+    assert.match(piece.xml, /WholeExtent="2 4 0 2 0 3"/);
+    assert.match(piece.xml, /<Piece Extent="2 4 0 2 0 3">/);
+    const file = join(dir, 'whole.pvti');
+    await writePvti(file, {
+      shape: [n0, n1, n2],
+      spacing: 1e-6,
+      pieces: [
+        { source: 'piece_0.vti', offset: [0, 0, 0], shape: [half, n1, n2] },
+        { source: 'piece_1.vti', offset: [half, 0, 0], shape: [half, n1, n2] },
+      ],
+      cellData: { density: { type: 'Float64' }, velocity: { type: 'Float32', components: 3 } },
+    });
+    const xml = readFileSync(file, 'utf8');
+    // Plain XML, no appended block: every element opened is closed.
+    const opened = [...xml.matchAll(/<(\w+)(?:\s[^>]*)?(?<!\/)>/g)].map((m) => m[1]);
+    const closed = [...xml.matchAll(/<\/(\w+)>/g)].map((m) => m[1]);
+    assert.deepEqual(opened.sort(), closed.sort());
+    assert.match(xml, /<VTKFile type="PImageData" version="1.0" byte_order="LittleEndian" header_type="UInt64">/);
+    assert.match(
+      xml,
+      /<PImageData WholeExtent="0 4 0 2 0 3" GhostLevel="0" Origin="0 0 0" Spacing="0.000001 0.000001 0.000001">/,
+    );
+    assert.match(xml, /<PDataArray type="Float64" Name="density" NumberOfComponents="1"\/>/);
+    assert.match(xml, /<PDataArray type="Float32" Name="velocity" NumberOfComponents="3"\/>/);
+    assert.deepEqual(
+      [...xml.matchAll(/<Piece Extent="([^"]+)" Source="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]),
+      [
+        ['0 2 0 2 0 3', 'piece_0.vti'],
+        ['2 4 0 2 0 3', 'piece_1.vti'],
+      ],
+    );
+  });
+
+  it('refuses pieces that do not tile the image, and bad offsets and types, naming them', async () => {
+    const base = { shape: [4, 2, 2], cellData: { d: { type: 'Float64' } } };
+    const piece = (offset, shape, source = 'p.vti') => ({ source, offset, shape });
+    const cases = [
+      [{ ...base, pieces: [piece([0, 0, 0], [2, 2, 2])] }, 'RangeError', 'pieces'],
+      [{ ...base, pieces: [piece([0, 0, 0], [3, 2, 2]), piece([2, 0, 0], [2, 2, 2])] }, 'RangeError', 'pieces[1]'],
+      [{ ...base, pieces: [piece([0, 0, 0], [2, 2, 2]), piece([3, 0, 0], [2, 2, 2])] }, 'RangeError', 'pieces[1]'],
+      [{ ...base, pieces: [piece([-1, 0, 0], [2, 2, 2])] }, 'RangeError', 'pieces[0].offset[0]'],
+      [{ ...base, pieces: [piece([0.5, 0, 0], [2, 2, 2])] }, 'RangeError', 'pieces[0].offset[0]'],
+      [{ ...base, pieces: [piece([0, 0, 0], [4, 2, 2], 'a"b.vti')] }, 'TypeError', 'pieces[0].source'],
+      [{ ...base, pieces: [] }, 'TypeError', 'pieces'],
+      [
+        { ...base, pieces: [piece([0, 0, 0], [4, 2, 2])], cellData: { d: { type: 'Float16' } } },
+        'TypeError',
+        'cellData.d.type',
+      ],
+    ];
+    for (const [options, name, argument] of cases) {
+      await assert.rejects(writePvti(join(dir, 'bad.pvti'), options), { name, argument }, argument);
+    }
+    await assert.rejects(writeVti(join(dir, 'bad.vti'), { shape: [1, 1, 1], offset: [0, -2, 0], cellData: {} }), {
+      name: 'RangeError',
+      argument: 'offset[1]',
+    });
   });
 });

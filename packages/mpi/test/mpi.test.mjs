@@ -4,74 +4,43 @@
 // MPI_Abort(code) when the rank ends with a non-zero status). Then one rank without mpirun
 // for the argument checks and errors.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { findCrash, run, transcript } from '@peclet/test-harness';
+import { findCrash, findMpirun, mpiEnv, mpiJob, run, transcript } from '@peclet/test-harness';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, 'fixtures');
 const built = existsSync(join(here, '..', 'native', 'build', 'Release', 'mpi.node'));
-const mpirun = ['/usr/bin/mpirun', '/usr/local/bin/mpirun'].find((p) => existsSync(p));
+const mpirun = findMpirun();
 const skip = !mpirun
   ? 'no mpirun: install Open MPI (bash scripts/system-deps.sh installs openmpi-bin and libopenmpi-dev)'
   : !built
     ? 'the addon was not built (no system MPI at build time)'
     : false;
 
-// The documented environment: root may run mpirun, and ranks get 2 s between the SIGTERM that
-// ends a job and the SIGKILL, so that handleSignals can finalize them.
-const mpiEnv = {
-  OMPI_ALLOW_RUN_AS_ROOT: '1',
-  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
-  OMPI_MCA_odls_base_sigkill_timeout: '2',
-  PECLET_TEARDOWN_TRACE: '1',
-};
 const scratch = mkdtempSync(join(tmpdir(), 'peclet-mpi-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 let runs = 0;
-/** mpirun -n `ranks` node ranks.mjs `how`; the job's result and each rank's stdout and stderr. */
+/**
+ * mpirun -n `ranks` node ranks.mjs `how`; the job's result and each rank's stdout and stderr.
+ * With `signalAfterMs`, SIGINT to mpirun once every rank said it is waiting.
+ */
 async function job(ranks, how, { env = {}, signalAfterMs } = {}) {
   const out = join(scratch, `run-${++runs}`);
-  const args = ['--oversubscribe', '--output-filename', out, '-n', String(ranks), process.execPath, 'ranks.mjs', how];
-  let result;
-  if (signalAfterMs === undefined) {
-    result = await run(mpirun, args, { cwd: fixtures, env: { ...mpiEnv, ...env }, timeoutMs: 120_000 });
-  } else {
-    result = await new Promise((resolve, reject) => {
-      const child = spawn(mpirun, args, { cwd: fixtures, env: { ...process.env, ...mpiEnv, ...env } });
-      let stdout = '';
-      child.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      // SIGINT once every rank said it is waiting: as a user's Ctrl-C reaches mpirun.
-      const poll = setInterval(() => {
-        if ((stdout.match(/"waiting"/g) ?? []).length === ranks) {
-          clearInterval(poll);
-          setTimeout(() => child.kill('SIGINT'), signalAfterMs);
-        }
-      }, 50);
-      child.on('error', reject);
-      child.on('close', (status, signal) => {
-        clearInterval(poll);
-        clearTimeout(killer);
-        resolve({ status, signal, stdout, stderr: '', timedOut: false });
-      });
-    });
-  }
-  const rankFiles = (rank, stream) => {
-    const dir = join(out, '1', `rank.${rank}`);
-    return existsSync(join(dir, stream)) ? readFileSync(join(dir, stream), 'utf8') : '';
-  };
-  const perRank = Array.from({ length: ranks }, (_, rank) => ({
-    stdout: rankFiles(rank, 'stdout'),
-    stderr: rankFiles(rank, 'stderr'),
-  }));
+  const timeoutMs = signalAfterMs === undefined ? 120_000 : 60_000;
+  const { result, perRank } = await mpiJob('ranks.mjs', [how], {
+    ranks,
+    mpirun,
+    cwd: fixtures,
+    env,
+    outputDir: out,
+    timeoutMs,
+    signalAfterMs,
+  });
   return { result, perRank, out };
 }
 

@@ -115,7 +115,7 @@ Napi::Object stepResult(Napi::Env env, const StepOutcome& outcome) {
   return o;
 }
 
-StepOutcome LatticeState::advance(std::size_t steps, std::function<bool()> stop, bool atomic) {
+StepOutcome LatticeState::advance(std::size_t steps, std::function<bool()> stop, bool atomic, bool measure) {
   cancel = false;
   shouldStop = [this, stop = std::move(stop)] { return dropped.load() || stop(); };
   struct Reset {
@@ -123,11 +123,11 @@ StepOutcome LatticeState::advance(std::size_t steps, std::function<bool()> stop,
     ~Reset() { f = nullptr; }
   } reset{shouldStop};
   StepOutcome outcome;
-  outcome.steps = kernel->step(steps, &cancel, atomic);
+  outcome.steps = kernel->step(steps, &cancel, atomic, measure);
   outcome.diverged = kernel->diverged();
   outcome.divergedAt = kernel->divergedAt();
   outcome.cancelled = !outcome.diverged && outcome.steps < steps;
-  outcome.moments = kernel->moments();
+  if (measure) outcome.moments = kernel->moments();
   return outcome;
 }
 
@@ -143,6 +143,13 @@ Napi::Function Lattice::Init(Napi::Env env) {
   members.push_back(Method<&Lattice::SetPressure>("setPressure"));
   members.push_back(Getter<&Lattice::Info>("info"));
   members.push_back(Getter<&Lattice::Busy>("busy"));
+  members.push_back(Method<&Lattice::HaloSize>("haloSize"));
+  members.push_back(Method<&Lattice::PackHalo>("packHalo"));
+  members.push_back(Method<&Lattice::UnpackHalo>("unpackHalo"));
+  members.push_back(Method<&Lattice::RefreshFields>("refreshFields"));
+  members.push_back(Method<&Lattice::SaveState>("saveState"));
+  members.push_back(Method<&Lattice::RestoreState>("restoreState"));
+  members.push_back(Method<&Lattice::UndoStep>("undoStep"));
   return DefineClass(env, "Lattice", members);
 }
 
@@ -188,6 +195,13 @@ Napi::Value Lattice::Step(const Napi::CallbackInfo& info) {
   ensureIdle(env, "step");
   auto& s = this->env();
   const std::size_t steps = count(info[0].ToNumber().DoubleValue());
+  // step(n, false): one step of a distributed lattice, no moments and no
+  // fields (its halo is exchanged after it, then it measures its own planes).
+  if (info.Length() > 1 && info[1].IsBoolean() && !info[1].As<Napi::Boolean>().Value()) {
+    StepOutcome outcome = state_->advance(
+        steps, [&s] { return s.exiting(); }, false, false);
+    return stepResult(env, outcome);
+  }
   if (steps > 1) {
     peclet::ensureAllocatable("steps", "a copy of the lattice's state to restore if a step diverges",
                               state_->kernel->snapshotBytes());
@@ -286,6 +300,91 @@ Napi::Value Lattice::Info(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value Lattice::Busy(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), state_->busy); }
+
+namespace {
+std::size_t planeArgument(Napi::Env env, const Napi::Value& value, const flow::Lattice& kernel) {
+  const double plane = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1.0;
+  if (!(plane >= 0 && std::floor(plane) == plane && plane < double(kernel.shape()[0])))
+    peclet::throwArgumentError(env, false, "plane", -1,
+                               "must be an integer in [0, " + std::to_string(kernel.shape()[0]) + ")");
+  return static_cast<std::size_t>(plane);
+}
+}  // namespace
+
+Napi::Value Lattice::HaloSize(const Napi::CallbackInfo& info) {
+  const std::size_t plane = planeArgument(info.Env(), info[0], *state_->kernel);
+  return Napi::Number::New(info.Env(), double(state_->kernel->haloSize(plane)) * 5.0);
+}
+
+void Lattice::halo(const Napi::CallbackInfo& info, bool pack) {
+  Napi::Env env = info.Env();
+  ensureIdle(env, pack ? "packHalo" : "unpackHalo");
+  flow::Lattice& k = *state_->kernel;
+  const std::size_t plane = planeArgument(env, info[0], k);
+  const double direction = info[1].IsNumber() ? info[1].As<Napi::Number>().DoubleValue() : 0.0;
+  if (direction != 1 && direction != -1) peclet::throwArgumentError(env, false, "direction", -1, "must be 1 or -1");
+  const bool f32 = k.precision() == flow::Precision::F32;
+  const napi_typedarray_type type = f32 ? napi_float32_array : napi_float64_array;
+  if (!info[2].IsTypedArray() || info[2].As<Napi::TypedArray>().TypedArrayType() != type)
+    peclet::throwArgumentError(env, true, "halo", -1,
+                               std::string("must be a ") + (f32 ? "Float32Array" : "Float64Array") +
+                                   " (the lattice's precision)");
+  Napi::TypedArray array = info[2].As<Napi::TypedArray>();
+  const std::size_t needed = k.haloSize(plane) * 5;
+  if (array.ElementLength() != needed)
+    peclet::throwArgumentError(env, false, "halo", -1,
+                               "has " + std::to_string(array.ElementLength()) + " values, plane " +
+                                   std::to_string(plane) + " needs " + std::to_string(needed));
+  void* data = static_cast<std::uint8_t*>(array.ArrayBuffer().Data()) + array.ByteOffset();
+  k.copyHalo(plane, static_cast<int>(direction), data, pack);
+}
+
+Napi::Value Lattice::PackHalo(const Napi::CallbackInfo& info) {
+  halo(info, true);
+  return info.Env().Undefined();
+}
+
+Napi::Value Lattice::UnpackHalo(const Napi::CallbackInfo& info) {
+  halo(info, false);
+  return info.Env().Undefined();
+}
+
+Napi::Value Lattice::RefreshFields(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "fields");
+  state_->kernel->allocateFields();
+  state_->kernel->updateFields();
+  state_->account();
+  return info.Env().Undefined();
+}
+
+Napi::Value Lattice::SaveState(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "step");
+  peclet::ensureAllocatable("steps", "a copy of the lattice's state to restore if a step diverges",
+                            state_->kernel->snapshotBytes());
+  state_->kernel->saveState();
+  state_->account();
+  return info.Env().Undefined();
+}
+
+Napi::Value Lattice::UndoStep(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "step");
+  try {
+    state_->kernel->undoStep();
+  } catch (const flow::FlowError& e) {
+    throwFlowError(info.Env(), e);
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value Lattice::RestoreState(const Napi::CallbackInfo& info) {
+  ensureIdle(info.Env(), "step");
+  try {
+    state_->kernel->restoreState();
+  } catch (const flow::FlowError& e) {
+    throwFlowError(info.Env(), e);
+  }
+  return info.Env().Undefined();
+}
 
 Napi::Value Percolates(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

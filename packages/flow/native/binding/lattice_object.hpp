@@ -34,7 +34,7 @@ struct LatticeState {
 
   /// Steps; `stop` says when to give up (checked between steps). `atomic`:
   /// a step that would diverge sends the lattice back to where the call began.
-  StepOutcome advance(std::size_t steps, std::function<bool()> stop, bool atomic);
+  StepOutcome advance(std::size_t steps, std::function<bool()> stop, bool atomic, bool measure = true);
   void account() { ledger.resize(kernel ? kernel->bytes() : 0); }
 };
 
@@ -58,6 +58,15 @@ class Lattice : public peclet::Object<Lattice> {
   Napi::Value SetPressure(const Napi::CallbackInfo& info);
   Napi::Value Info(const Napi::CallbackInfo& info);
   Napi::Value Busy(const Napi::CallbackInfo& info);
+  Napi::Value HaloSize(const Napi::CallbackInfo& info);
+  Napi::Value PackHalo(const Napi::CallbackInfo& info);
+  Napi::Value UnpackHalo(const Napi::CallbackInfo& info);
+  Napi::Value RefreshFields(const Napi::CallbackInfo& info);
+  Napi::Value SaveState(const Napi::CallbackInfo& info);
+  Napi::Value RestoreState(const Napi::CallbackInfo& info);
+  Napi::Value UndoStep(const Napi::CallbackInfo& info);
+  /// copyHalo(plane, direction, array) with its arguments checked.
+  void halo(const Napi::CallbackInfo& info, bool pack);
 
   /// Throws a TypeError when async work owns the kernel.
   void ensureIdle(Napi::Env env, const char* what) const;

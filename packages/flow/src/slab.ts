@@ -1,0 +1,575 @@
+/**
+ * Slab decomposition of a lattice along axis 0 over MPI ranks: the collective checks, the ghost
+ * planes, the halo exchange after every step and the reductions, which give the same sums
+ * whatever the number of ranks.
+ * @internal
+ */
+import { fail, readFloat64Array, readInteger, readOptions } from '@peclet/core';
+import { checkVoxelImage, type VoxelImage } from '@peclet/io';
+import type { NativeLattice, NativeLatticeOptions } from './native.js';
+
+/** A typed array MPI can move. */
+type MpiBuffer = Float64Array | Float32Array | Uint8Array | Int32Array;
+
+/**
+ * What flow needs of an MPI communicator: the module namespace of `@peclet/mpi`
+ * (`import * as mpi from '@peclet/mpi'`) after `mpi.init()`.
+ */
+export interface Mpi {
+  initialized(): boolean;
+  rank(): number;
+  size(): number;
+  allreduce<T extends MpiBuffer>(values: T, op?: 'sum' | 'min' | 'max' | 'prod'): T;
+  send(values: MpiBuffer, dest: number, options?: { tag?: number }): void;
+  recv(into: MpiBuffer, source?: number, options?: { tag?: number }): unknown;
+  sendrecv(
+    values: MpiBuffer,
+    dest: number,
+    into: MpiBuffer,
+    source: number,
+    options?: { sendTag?: number; recvTag?: number },
+  ): unknown;
+  barrier(): void;
+}
+
+const MPI_FUNCTIONS = ['initialized', 'rank', 'size', 'allreduce', 'send', 'recv', 'sendrecv', 'barrier'] as const;
+
+/** Planes each rank must own: a pressure face and its neighbour, a cut link and the node behind it. */
+export const MIN_PLANES = 2;
+
+/** Reads an `mpi` option: `@peclet/mpi` (or an object with its functions), initialized. */
+export function readMpi(value: unknown, argument: string): Mpi {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    fail('type', argument, "must be the @peclet/mpi module (import * as mpi from '@peclet/mpi'), initialized");
+  }
+  const o = value as Record<string, unknown>;
+  const missing = MPI_FUNCTIONS.filter((f) => typeof o[f] !== 'function');
+  if (missing.length > 0) {
+    fail(
+      'type',
+      argument,
+      `has no ${missing.join(', ')}: pass the @peclet/mpi module (import * as mpi from '@peclet/mpi')`,
+    );
+  }
+  const mpi = value as Mpi;
+  if (!mpi.initialized()) fail('type', argument, 'MPI is not initialized: call mpi.init() first, on every rank');
+  return mpi;
+}
+
+/**
+ * The planes along axis 0 that rank `rank` of `size` owns in an even split of `n0` planes: the
+ * first `n0 % size` ranks take one more.
+ */
+export function evenSlab(n0: number, rank: number, size: number): { start: number; count: number } {
+  const base = Math.floor(n0 / size);
+  const extra = n0 % size;
+  return { start: rank * base + Math.min(rank, extra), count: base + (rank < extra ? 1 : 0) };
+}
+
+/** The checks of {@link slabPlanes}: throws the same RangeError on every rank. */
+export function checkSplit(n0: number, size: number, argument: string): void {
+  if (n0 < MIN_PLANES * size) {
+    fail(
+      'range',
+      argument,
+      `has ${n0} plane${n0 === 1 ? '' : 's'} along axis 0, too few for ${size} ranks: each rank needs at least ` +
+        `${MIN_PLANES} (at most ${Math.floor(n0 / MIN_PLANES)} rank${n0 < 2 * MIN_PLANES ? '' : 's'} for this image)`,
+    );
+  }
+}
+
+/**
+ * The planes of a split of `weights.length` planes into `size` parts of about equal weight, each
+ * at least {@link MIN_PLANES} planes: part r ends at the first plane where the running sum
+ * reaches (r + 1)/size of the total. The same on every rank (the same weights).
+ */
+export function balancedSlab(weights: ArrayLike<number>, rank: number, size: number): { start: number; count: number } {
+  const n0 = weights.length;
+  let total = 0;
+  for (let i = 0; i < n0; i++) total += weights[i] as number;
+  if (!(total > 0)) return evenSlab(n0, rank, size);
+  const ends: number[] = [];
+  let sum = 0;
+  let plane = 0;
+  for (let r = 0; r < size; r++) {
+    const first = r === 0 ? 0 : (ends[r - 1] as number);
+    const last = n0 - MIN_PLANES * (size - r - 1); // leave enough planes for the ranks after
+    let end = Math.min(first + MIN_PLANES, last);
+    for (; plane < end; plane++) sum += weights[plane] as number;
+    const target = (total * (r + 1)) / size;
+    while (end < last && sum < target) {
+      sum += weights[plane] as number;
+      plane++;
+      end++;
+    }
+    ends.push(r === size - 1 ? n0 : end);
+  }
+  const start = rank === 0 ? 0 : (ends[rank - 1] as number);
+  return { start, count: (ends[rank] as number) - start };
+}
+
+/**
+ * The planes along axis 0 of an image of `n0` planes that this rank owns in the slab split
+ * flow uses: `{ start, count }`, as `readRaw`'s `planes` option takes them, so that each rank
+ * reads only its part of a file. Even by default (the first `n0 % size` ranks take one more);
+ * with `options.weights` (the work per plane, such as its pore voxels: the sparse layout's
+ * cost) balanced by weight. Throws a RangeError (on every rank alike) when the image has fewer
+ * than 2 planes per rank.
+ */
+export function slabPlanes(
+  n0: number,
+  mpi: Mpi,
+  options: { weights?: ArrayLike<number> } = {},
+): { start: number; count: number } {
+  const planes = readInteger(n0, 'n0', { min: 1, max: 2 ** 32 - 1 });
+  const comm = readMpi(mpi, 'mpi');
+  const o = readOptions(options, 'options', ['weights'], { optional: true });
+  let weights: Float64Array | undefined;
+  if (o.weights !== undefined) {
+    weights = readFloat64Array(o.weights, 'options.weights', { length: planes });
+    const bad = weights.findIndex((w) => !(w >= 0 && Number.isFinite(w)));
+    if (bad >= 0) fail('range', 'options.weights', `must be finite and ≥ 0, got ${weights[bad]}`, bad);
+  }
+  checkSplit(planes, comm.size(), 'n0');
+  return weights ? balancedSlab(weights, comm.rank(), comm.size()) : evenSlab(planes, comm.rank(), comm.size());
+}
+
+/**
+ * This rank's part of an image every rank holds whole: its planes along axis 0 in a split
+ * balanced by pore voxels (the work of the sparse layout), as a voxel image (its `solid` a view
+ * of the image's, no copy).
+ */
+export function slabOf(image: VoxelImage, mpi: Mpi): VoxelImage {
+  const checked = checkVoxelImage(image, 'image');
+  const n12 = checked.shape[1] * checked.shape[2];
+  const pores = new Float64Array(checked.shape[0]);
+  for (let v = 0; v < checked.solid.length; v++) {
+    if (checked.solid[v] !== 0) continue;
+    const plane = Math.floor(v / n12);
+    pores[plane] = (pores[plane] as number) + 1;
+  }
+  const { start, count } = slabPlanes(checked.shape[0], mpi, { weights: pores });
+  return {
+    solid: checked.solid.subarray(start * n12, (start + count) * n12),
+    shape: [count, checked.shape[1], checked.shape[2]],
+    voxelSize: checked.voxelSize,
+  };
+}
+
+/** 32-bit FNV-1a of a string, exact in a Float64Array. */
+function fingerprint(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+const TAG_UP = 7101;
+const TAG_DOWN = 7102;
+
+/**
+ * A rank's place in the decomposition: its planes, its neighbours and its ghost planes. Built
+ * collectively: every rank constructs it with its own slab and the same options.
+ */
+export class Slab {
+  readonly mpi: Mpi;
+  readonly rank: number;
+  readonly size: number;
+  /** The whole lattice's extents. */
+  readonly shape: [number, number, number];
+  /** This rank's first plane along axis 0 and its plane count. */
+  readonly start: number;
+  readonly count: number;
+  /** Neighbour ranks, or -1 at a face that is not periodic. */
+  readonly lower: number;
+  readonly upper: number;
+  /** Ghost planes of the local lattice before and after the owned ones (0 or 1 each). */
+  readonly ghostLower: number;
+  readonly ghostUpper: number;
+  readonly planeSize: number;
+  /** Every rank's plane count, in rank order. */
+  readonly counts: readonly number[];
+  #buffers:
+    | {
+        up: Float64Array | Float32Array;
+        down: Float64Array | Float32Array;
+        inLower: Float64Array | Float32Array;
+        inUpper: Float64Array | Float32Array;
+      }
+    | undefined;
+
+  /**
+   * Collective: checks that every rank has the same extents along axes 1 and 2, at least 2
+   * planes, and the same options (their `fingerprint`), and throws the same RangeError on every
+   * rank when not.
+   */
+  constructor(
+    mpi: Mpi,
+    local: readonly [number, number, number],
+    periodic0: boolean,
+    options: string,
+    argument: string,
+    localError?: unknown,
+  ) {
+    this.mpi = mpi;
+    this.rank = mpi.rank();
+    this.size = mpi.size();
+    const { rank, size } = this;
+    const table = new Float64Array(5 * size);
+    table.set([local[0], local[1], local[2], fingerprint(options), localError === undefined ? 0 : 1], 5 * rank);
+    mpi.allreduce(table, 'sum');
+    const failed = Array.from({ length: size }, (_, r) => r).filter((r) => table[5 * r + 4] !== 0);
+    if (failed.length > 0) {
+      if (localError !== undefined) throw localError;
+      fail(
+        'range',
+        'options',
+        `were refused on rank${failed.length > 1 ? 's' : ''} ${failed.join(', ')} (the error there says why): no rank builds the lattice`,
+      );
+    }
+    const row = (r: number) => Array.from(table.subarray(5 * r, 5 * r + 4));
+    const n0 = row(0)[0] as number;
+    let total = 0;
+    let start = 0;
+    for (let r = 0; r < size; r++) {
+      const [c, n1, n2, f] = row(r) as [number, number, number, number];
+      if (n1 !== row(0)[1] || n2 !== row(0)[2]) {
+        fail(
+          'range',
+          argument,
+          `has extents [${c}, ${n1}, ${n2}] on rank ${r} but [${n0}, ${row(0)[1]}, ${row(0)[2]}] on rank 0: ` +
+            'every rank gives its own planes along axis 0 of one image, whose other extents are the same',
+        );
+      }
+      if (c < MIN_PLANES) {
+        fail(
+          'range',
+          argument,
+          `has ${c} plane${c === 1 ? '' : 's'} along axis 0 on rank ${r}: each of the ${size} ranks needs at least ` +
+            `${MIN_PLANES} (fewer ranks, or a larger image)`,
+        );
+      }
+      if (f !== row(0)[3]) {
+        fail(
+          'range',
+          'options',
+          `differ between rank ${r} and rank 0: every rank must build the lattice with the same options`,
+        );
+      }
+      if (r < rank) start += c;
+      total += c;
+    }
+    this.shape = [total, local[1], local[2]];
+    this.counts = Array.from({ length: size }, (_, r) => row(r)[0] as number);
+    this.start = start;
+    this.count = local[0];
+    this.planeSize = local[1] * local[2];
+    const split = size > 1;
+    this.lower = !split ? -1 : rank > 0 ? rank - 1 : periodic0 ? size - 1 : -1;
+    this.upper = !split ? -1 : rank < size - 1 ? rank + 1 : periodic0 ? 0 : -1;
+    this.ghostLower = this.lower >= 0 ? 1 : 0;
+    this.ghostUpper = this.upper >= 0 ? 1 : 0;
+  }
+
+  /** Planes of the local lattice: the owned ones and the ghosts. */
+  get localPlanes(): number {
+    return this.count + this.ghostLower + this.ghostUpper;
+  }
+
+  /**
+   * `values` (this rank's planes, `components` values per voxel) with the ghost planes added:
+   * the neighbours' edge planes, received from them. Collective.
+   */
+  withGhosts<T extends Uint8Array | Float64Array>(values: T, components = 1): T {
+    const plane = this.planeSize * components;
+    const Ctor = values.constructor as new (n: number) => T;
+    const out = new Ctor(this.localPlanes * plane);
+    out.set(values, this.ghostLower * plane);
+    const first = values.subarray(0, plane);
+    const last = values.subarray(values.length - plane);
+    // Upwards: my last plane is the lower ghost of the rank above.
+    this.#shift(last, out.subarray(0, plane), TAG_UP, true);
+    // Downwards: my first plane is the upper ghost of the rank below.
+    this.#shift(first, out.subarray(out.length - plane), TAG_DOWN, false);
+    return out;
+  }
+
+  /**
+   * Sends `values` to the neighbour in one direction and receives `into` from the other:
+   * `up` sends to the upper neighbour and receives from the lower one. A face that is not
+   * periodic only sends or only receives, so the chain completes from its ends.
+   */
+  #shift(values: MpiBuffer, into: MpiBuffer, tag: number, up: boolean): void {
+    const to = up ? this.upper : this.lower;
+    const from = up ? this.lower : this.upper;
+    if (to >= 0 && from >= 0) this.mpi.sendrecv(values, to, into, from, { sendTag: tag, recvTag: tag });
+    else if (to >= 0) this.mpi.send(values, to, { tag });
+    else if (from >= 0) this.mpi.recv(into, from, { tag });
+  }
+
+  /**
+   * After a step: each ghost plane takes the populations its neighbour's edge plane sent across
+   * (the 5 that cross towards this rank), all other values of the ghost never being read.
+   */
+  exchange(lattice: NativeLattice, precision: 'f64' | 'f32'): void {
+    if (this.size === 1) return;
+    const first = this.ghostLower;
+    const last = this.ghostLower + this.count - 1;
+    if (this.#buffers === undefined) {
+      const Ctor = precision === 'f32' ? Float32Array : Float64Array;
+      const sized = (plane: number) => new Ctor(lattice.haloSize(plane));
+      this.#buffers = {
+        up: sized(last),
+        down: sized(first),
+        inLower: this.ghostLower ? sized(0) : new Ctor(0),
+        inUpper: this.ghostUpper ? sized(this.localPlanes - 1) : new Ctor(0),
+      };
+    }
+    const b = this.#buffers;
+    if (this.upper >= 0) lattice.packHalo(last, 1, b.up);
+    this.#shift(b.up, b.inLower, TAG_UP, true);
+    if (this.lower >= 0) lattice.unpackHalo(0, 1, b.inLower);
+    if (this.lower >= 0) lattice.packHalo(first, -1, b.down);
+    this.#shift(b.down, b.inUpper, TAG_DOWN, false);
+    if (this.upper >= 0) lattice.unpackHalo(this.localPlanes - 1, -1, b.inUpper);
+  }
+
+  /**
+   * Sums over the whole lattice of `k` quantities, the same on every rank and the same whatever
+   * the number of ranks: `fill(plane, out)` adds this rank's plane `plane` (its index along axis
+   * 0 of the whole lattice) into `out` (k values, zero); the per-plane sums are reduced (each
+   * non-zero on one rank only, so exactly) and added in plane order. Collective.
+   */
+  sums(k: number, fill: (plane: number, local: number, out: Float64Array) => void, extra?: Float64Array): Float64Array {
+    const n0 = this.shape[0];
+    const extraLength = extra?.length ?? 0;
+    const table = new Float64Array(k * n0 + extraLength);
+    for (let p = 0; p < this.count; p++) {
+      fill(this.start + p, this.ghostLower + p, table.subarray(k * (this.start + p), k * (this.start + p + 1)));
+    }
+    if (extra) table.set(extra, k * n0);
+    this.mpi.allreduce(table, 'sum');
+    const total = new Float64Array(k + extraLength);
+    for (let p = 0; p < n0; p++)
+      for (let i = 0; i < k; i++) total[i] = (total[i] as number) + (table[k * p + i] as number);
+    if (extra) total.set(table.subarray(k * n0), k);
+    return total;
+  }
+
+  /** Sums `values` over the ranks (counts and flags). Collective. */
+  total(values: readonly number[]): number[] {
+    return Array.from(this.mpi.allreduce(Float64Array.from(values), 'sum'));
+  }
+}
+
+/**
+ * Joins the collective construction of a lattice the other ranks are in with this rank's
+ * `error`, so that every rank throws (this one `error`).
+ */
+export function refuseTogether(mpi: Mpi, error: unknown): never {
+  new Slab(mpi, [0, 0, 0], false, '', 'image', error);
+  throw error;
+}
+
+/** Reads the `mpi` member of an options object when it is a plain data property (no getter runs). */
+export function mpiOption(options: unknown): unknown {
+  if (options === null || typeof options !== 'object') return undefined;
+  return Object.getOwnPropertyDescriptor(options, 'mpi')?.value;
+}
+
+/** Bytes a step moves per node in each layout (as the native lattice counts them). */
+function autoLayout(fluid: number, voxels: number, precision: 'f64' | 'f32'): 'dense' | 'sparse' {
+  const t = precision === 'f32' ? 4 : 8;
+  return fluid * (38 * t + 76) < voxels * (38 * t + 1) ? 'sparse' : 'dense';
+}
+
+/** What a collective batch of steps reached. */
+export interface Advance {
+  readonly steps: number;
+  /** The step that would have diverged on some rank (not taken on any). */
+  readonly divergedAt: number | undefined;
+  readonly cancelled: boolean;
+}
+
+/**
+ * The distributed half of a {@link Lattice} built with `mpi`: this rank's native lattice (its
+ * planes with a ghost plane at each side that has a neighbour) and the collective operations.
+ */
+export class Distributed {
+  readonly slab: Slab;
+  readonly native: NativeLattice;
+  readonly precision: 'f64' | 'f32';
+  /** Seconds this rank spent stepping, and exchanging halos (and agreeing on each step's outcome). */
+  stepSeconds = 0;
+  haloSeconds = 0;
+
+  /**
+   * Collective. `settings` are this rank's options, or undefined with `localError` when they
+   * were refused: then every rank throws (this one its own error).
+   */
+  constructor(
+    mpi: Mpi,
+    settings: NativeLatticeOptions | undefined,
+    localError: unknown,
+    create: (options: NativeLatticeOptions) => NativeLattice,
+  ) {
+    const o = settings;
+    const kind =
+      o === undefined ? 'none' : o.solid ? 'solid' : o.solidFraction ? 'solidFraction' : o.sdf ? 'sdf' : 'open';
+    const agreed =
+      o === undefined
+        ? ''
+        : JSON.stringify([
+            kind,
+            o.shape[1],
+            o.shape[2],
+            o.periodic,
+            o.model,
+            o.tau,
+            o.magic,
+            o.bodyForce,
+            o.inertia,
+            o.precision,
+            o.layout,
+            o.pressureAxis,
+            o.inletDensity,
+            o.outletDensity,
+          ]);
+    this.slab = new Slab(mpi, o?.shape ?? [0, 0, 0], o?.periodic[0] ?? false, agreed, 'shape', localError);
+    const options = o as NativeLatticeOptions;
+    const slab = this.slab;
+    if (options.pressureAxis === 0 && slab.shape[0] < 3) {
+      fail('range', 'shape', 'a pressure drive needs at least 3 planes along its axis');
+    }
+    this.precision = options.precision;
+    const solid = options.solid ? slab.withGhosts(options.solid) : undefined;
+    const solidFraction = options.solidFraction ? slab.withGhosts(options.solidFraction) : undefined;
+    const sdf = options.sdf ? slab.withGhosts(options.sdf) : undefined;
+    let layout = options.layout;
+    if (layout === 'auto' && !sdf) {
+      // One layout on every rank, chosen as one lattice would choose it.
+      let fluid = 0;
+      const owned = slab.count * slab.planeSize;
+      const from = slab.ghostLower * slab.planeSize;
+      for (let v = from; v < from + owned; v++) {
+        const isSolid = solid ? solid[v] !== 0 : solidFraction ? (solidFraction[v] as number) >= 1 : false;
+        if (!isSolid) fluid++;
+      }
+      const [total, voxels] = slab.total([fluid, owned]) as [number, number];
+      layout = autoLayout(total, voxels, options.precision);
+    }
+    const periodic: [boolean, boolean, boolean] = [...options.periodic];
+    if (slab.size > 1) periodic[0] = false; // the ghost planes stand for the neighbours
+    let native: NativeLattice | undefined;
+    let error: unknown;
+    try {
+      native = create({
+        ...options,
+        shape: [slab.localPlanes, slab.shape[1], slab.shape[2]],
+        solid,
+        solidFraction,
+        sdf,
+        periodic,
+        layout,
+      });
+    } catch (e) {
+      error = e;
+    }
+    const [failures] = slab.total([error === undefined ? 0 : 1]) as [number];
+    if (failures > 0) {
+      native?.release();
+      if (error !== undefined) throw error;
+      fail(
+        'range',
+        'shape',
+        `the lattice could not be built on ${failures} other rank${failures > 1 ? 's' : ''} (the error there says why)`,
+      );
+    }
+    this.native = native as NativeLattice;
+    // The ghost planes hold the neighbours' state from the start (all at rest, but the same code path).
+    this.slab.exchange(this.native, this.precision);
+    this.native.refreshFields();
+  }
+
+  /**
+   * Collective: whether any rank's lattice is released or its call cannot start (`refused`),
+   * checked before every collective call so that no rank waits for one that will never come.
+   */
+  ready(refused: boolean, agreed: readonly number[] = []): { released: boolean; refused: boolean; agreed: boolean } {
+    const values = Float64Array.from([
+      this.native.released ? 1 : 0,
+      refused ? 1 : 0,
+      ...agreed.map((v) => (Number.isFinite(v) ? v : 0)),
+      ...agreed.map((v) => (Number.isFinite(v) ? -v : 0)),
+    ]);
+    this.slab.mpi.allreduce(values, 'max');
+    const k = agreed.length;
+    let same = true;
+    for (let i = 0; i < k; i++) same = same && values[2 + i] === -(values[2 + k + i] as number);
+    return { released: values[0] === 1, refused: values[1] === 1, agreed: same };
+  }
+
+  /**
+   * Collective: up to `steps` steps, each followed by the halo exchange. A step that would
+   * diverge on any rank is taken on none (the ranks that took it go back), and the call stops
+   * there; so does a module finalizing on any rank.
+   */
+  advance(steps: number): Advance {
+    let done = 0;
+    for (; done < steps; done++) {
+      const t0 = performance.now();
+      const outcome = this.native.step(1, false);
+      const t1 = performance.now();
+      this.stepSeconds += (t1 - t0) / 1e3;
+      const diverged = outcome.status === 'diverged';
+      const stopped = outcome.status === 'cancelled' || outcome.steps === 0;
+      const [d, c] = this.slab.total([diverged ? 1 : 0, stopped && !diverged ? 1 : 0]) as [number, number];
+      if (d > 0 || c > 0) {
+        if (outcome.steps === 1) this.native.undoStep();
+        this.native.refreshFields();
+        return {
+          steps: done,
+          divergedAt: d > 0 ? this.native.info.stepCount + 1 : undefined,
+          cancelled: c > 0 && d === 0,
+        };
+      }
+      this.slab.exchange(this.native, this.precision);
+      this.haloSeconds += (performance.now() - t1) / 1e3;
+    }
+    this.native.refreshFields();
+    return { steps: done, divergedAt: undefined, cancelled: false };
+  }
+
+  /** This rank's planes of a field of the local lattice (`components` values per voxel): a view. */
+  owned<T extends Float64Array | Float32Array>(field: T, components: number): T {
+    const plane = this.slab.planeSize * components;
+    const begin = this.slab.ghostLower * plane;
+    return field.subarray(begin, begin + this.slab.count * plane) as T;
+  }
+
+  /** Collective: Σ u (3 components) and Σ ρ over the whole lattice, from the fields. */
+  moments(): { momentum: [number, number, number]; mass: number } {
+    const u = this.native.velocity;
+    const rho = this.native.density;
+    const n = this.slab.planeSize;
+    const sums = this.slab.sums(4, (_plane, local, out) => {
+      let x = 0;
+      let y = 0;
+      let z = 0;
+      let m = 0;
+      for (let v = local * n; v < (local + 1) * n; v++) {
+        x += u[3 * v] as number;
+        y += u[3 * v + 1] as number;
+        z += u[3 * v + 2] as number;
+        m += rho[v] as number;
+      }
+      out[0] = x;
+      out[1] = y;
+      out[2] = z;
+      out[3] = m;
+    });
+    return { momentum: [sums[0] as number, sums[1] as number, sums[2] as number], mass: sums[3] as number };
+  }
+}
