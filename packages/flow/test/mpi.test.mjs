@@ -1,7 +1,7 @@
 // Flow over MPI ranks (mpirun --oversubscribe -n 2 and -n 4 on this 2-core machine, as root
 // with the documented environment): the distributed lattice equals the whole lattice plane by
 // plane, permeability() equals the run without MPI on 1, 2 and 4 ranks (the sphere array to
-// convergence, the Berea 200³ sample for 100 steps), the parallel .pvti holds the whole image,
+// convergence, the Berea 200³ sample for 50 steps), the parallel .pvti holds the whole image,
 // and the arguments a decomposition cannot take are refused on every rank at once, never a
 // hang. Exit paths with flow on the ranks are in mpi-exit.test.mjs.
 import assert from 'node:assert/strict';
@@ -230,7 +230,7 @@ describe('permeability() over MPI ranks equals the run without MPI', { skip }, (
   }
 
   for (const ranks of [0, 2, 4]) {
-    it(`the Berea 200³ sample, 100 steps, on ${ranks || 1} rank${ranks > 1 ? 's' : ''}`, async (t) => {
+    it(`the Berea 200³ sample, 50 steps, on ${ranks || 1} rank${ranks > 1 ? 's' : ''}`, async (t) => {
       const results = await ranksRun(ranks, 'mpi-permeability.mjs', ['berea'], 300_000);
       assertSame('berea', results, ranks, t);
       // Each rank held its planes of the sample, the buffer layers at the ends.
