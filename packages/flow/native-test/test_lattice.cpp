@@ -301,6 +301,87 @@ TEST(interpolated_walls_put_a_plane_wall_where_the_distance_vanishes) {
   CHECK(error < 2e-2);
 }
 
+// Two slabs along axis 0, each with a ghost plane on both sides, whose ghosts take the
+// crossing populations of the other slab's edge planes after every step: the owned planes
+// hold exactly the whole lattice's fields (the halo exchange of a run over MPI ranks, here
+// in one process). Then undoStep() and saveState()/restoreState().
+TEST(slabs_with_exchanged_ghost_planes_are_the_whole_lattice) {
+  const std::array<std::size_t, 3> shape{10, 5, 4};
+  const std::size_t n12 = shape[1] * shape[2];
+  const auto solid = randomSolid(shape[0] * n12, 0.2, 11);
+  for (Precision precision : {Precision::F64, Precision::F32}) {
+    for (Layout layout : {Layout::Dense, Layout::Sparse}) {
+      LatticeOptions o;
+      o.shape = shape;
+      o.solid = solid;
+      o.bodyForce = {1e-5, 2e-6, 0};
+      o.precision = precision;
+      o.layout = layout;
+      auto whole = makeLattice(o);
+      const std::size_t owned = shape[0] / 2;
+      std::unique_ptr<Lattice> slab[2];
+      for (std::size_t r = 0; r < 2; r++) {
+        LatticeOptions part = o;
+        part.shape = {owned + 2, shape[1], shape[2]};
+        part.periodic = {false, true, true};
+        part.solid.assign((owned + 2) * n12, 0);
+        for (std::size_t p = 0; p < owned + 2; p++) {
+          const std::size_t global = (r * owned + p + shape[0] - 1) % shape[0];
+          std::copy_n(solid.begin() + std::ptrdiff_t(global * n12), n12, part.solid.begin() + std::ptrdiff_t(p * n12));
+        }
+        slab[r] = makeLattice(part);
+      }
+      const std::size_t size = precision == Precision::F32 ? 4 : 8;
+      std::vector<std::uint8_t> up(5 * n12 * size), down(5 * n12 * size);
+      for (int step = 0; step < 150; step++) {
+        whole->step(1, nullptr);
+        for (auto& s : slab) s->step(1, nullptr, false, false);
+        for (std::size_t r = 0; r < 2; r++) {
+          Lattice& from = *slab[r];
+          Lattice& to = *slab[1 - r];  // periodic: each slab is the other's neighbour both ways
+          CHECK(from.haloSize(owned) == to.haloSize(0));
+          from.copyHalo(owned, 1, up.data(), true);
+          to.copyHalo(0, 1, up.data(), false);
+          from.copyHalo(1, -1, down.data(), true);
+          to.copyHalo(owned + 1, -1, down.data(), false);
+        }
+      }
+      double difference = 0;
+      for (std::size_t r = 0; r < 2; r++) {
+        for (std::size_t v = 0; v < owned * n12; v++) {
+          for (std::size_t a = 0; a < 3; a++) {
+            difference = std::max(
+                difference, std::fabs(velocityAt(*slab[r], n12 + v, a) - velocityAt(*whole, r * owned * n12 + v, a)));
+          }
+        }
+      }
+      REPORT("%s %s: largest velocity difference %.1e", precision == Precision::F32 ? "f32" : "f64",
+             layout == Layout::Dense ? "dense" : "sparse", difference);
+      CHECK(difference == 0.0);
+
+      // One step undone, and a saved state restored, give the same fields again.
+      whole->updateFields();
+      const double before = velocityAt(*whole, 7, 0);
+      whole->saveState();
+      whole->step(3, nullptr);
+      whole->step(1, nullptr);
+      whole->undoStep();
+      CHECK(whole->stepCount() == 153);
+      whole->restoreState();
+      whole->updateFields();
+      CHECK(whole->stepCount() == 150);
+      CHECK(velocityAt(*whole, 7, 0) == before);
+      bool refused = false;
+      try {
+        whole->haloSize(shape[0]);
+      } catch (const FlowError& e) {
+        refused = std::string(e.argument()) == "plane";
+      }
+      CHECK(refused);
+    }
+  }
+}
+
 TEST(percolation_is_18_connected) {
   // Two pore voxels touching along an edge only: D3Q19 moves fluid between them.
   std::vector<std::uint8_t> solid(2 * 2 * 1, 1);

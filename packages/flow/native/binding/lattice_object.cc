@@ -326,9 +326,9 @@ void Lattice::halo(const Napi::CallbackInfo& info, bool pack) {
   const bool f32 = k.precision() == flow::Precision::F32;
   const napi_typedarray_type type = f32 ? napi_float32_array : napi_float64_array;
   if (!info[2].IsTypedArray() || info[2].As<Napi::TypedArray>().TypedArrayType() != type)
-    peclet::throwArgumentError(env, true, "halo", -1,
-                               std::string("must be a ") + (f32 ? "Float32Array" : "Float64Array") +
-                                   " (the lattice's precision)");
+    peclet::throwArgumentError(
+        env, true, "halo", -1,
+        std::string("must be a ") + (f32 ? "Float32Array" : "Float64Array") + " (the lattice's precision)");
   Napi::TypedArray array = info[2].As<Napi::TypedArray>();
   const std::size_t needed = k.haloSize(plane) * 5;
   if (array.ElementLength() != needed)
