@@ -394,6 +394,9 @@ export class Lattice implements Disposable {
 
   /** Throws on every rank when any rank's lattice is released or its call refused. */
   #together(d: Distributed, what: string, error: unknown, agreed: readonly number[] = []): void {
+    // A call made while this rank's run() is between batches: refused here alone, before any
+    // collective call (the other ranks are in that run, whose collective calls go on).
+    if (this.#running) fail('type', what, `Lattice#${this.id} is running over MPI ranks: await its run() first`);
     // MPI gone (finalized, which finalizes flow first): no rank can be asked; this lattice's own error.
     if (!d.slab.mpi.initialized()) {
       this.#native.info;
@@ -439,7 +442,6 @@ export class Lattice implements Disposable {
     let error: unknown;
     try {
       settings = readRunOptions(options);
-      if (this.#running) fail('type', 'run', `Lattice#${this.id} is already running`);
     } catch (e) {
       error = e;
     }
@@ -530,7 +532,6 @@ export class Lattice implements Disposable {
           'of a lattice over MPI ranks must end in .pvti (a parallel image, one .vti piece per rank)',
         );
       }
-      if (this.#running) fail('type', 'writeVti', `Lattice#${this.id} is running`);
     } catch (e) {
       error = e;
     }

@@ -184,7 +184,7 @@ function readVti(path) {
 describe('permeability() over MPI ranks equals the run without MPI', { skip }, () => {
   const reference = {};
   before(async () => {
-    for (const name of ['spheres', 'berea']) {
+    for (const name of ['spheres', 'spheres-y', 'berea']) {
       const { image, options } = geometry(name);
       const result = await permeability(image, options);
       result.lattice.release();
@@ -228,6 +228,12 @@ describe('permeability() over MPI ranks equals the run without MPI', { skip }, (
       assert.ok(Math.abs(K / zickHomsy[0.216] - 1) < 0.1, `K ${K}`);
     });
   }
+
+  it('the sphere array along y (across the slabs), pressure drive, on 3 ranks', async (t) => {
+    const results = await ranksRun(3, 'mpi-permeability.mjs', ['spheres-y']);
+    assertSame('spheres-y', results, 3, t);
+    assert.equal(results[0].axis, 'y');
+  });
 
   for (const ranks of [0, 2, 4]) {
     it(`the Berea 200³ sample, 50 steps, on ${ranks || 1} rank${ranks > 1 ? 's' : ''}`, async (t) => {
