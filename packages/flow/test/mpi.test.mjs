@@ -6,7 +6,7 @@
 // hang. Exit paths with flow on the ranks are in mpi-exit.test.mjs.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -236,8 +236,10 @@ describe('permeability() over MPI ranks equals the run without MPI', { skip }, (
   });
 
   for (const ranks of [0, 2, 4]) {
-    it(`the Berea 200³ sample, 50 steps, on ${ranks || 1} rank${ranks > 1 ? 's' : ''}`, async (t) => {
-      const results = await ranksRun(ranks, 'mpi-permeability.mjs', ['berea'], 300_000);
+    it(`the Berea 200³ sample, 50 steps, on ${ranks || 1} rank${ranks > 1 ? 's' : ''}, each rank reading its planes of a .raw file`, async (t) => {
+      const raw = join(scratch, 'berea-200.raw');
+      if (!existsSync(raw)) writeFileSync(raw, geometry('berea').image.solid);
+      const results = await ranksRun(ranks, 'mpi-permeability.mjs', ['berea', raw], 300_000);
       assertSame('berea', results, ranks, t);
       // Each rank held its planes of the sample, the buffer layers at the ends.
       assert.equal(
