@@ -23,7 +23,11 @@ export function findCrash(result) {
  *
  * - `env` is added to this process's environment, after `PECLET_TEARDOWN_TRACE=1` (pass
  *   `PECLET_TEARDOWN_TRACE: ''` to turn the trace off);
- * - a child that outlives `timeoutMs` is killed with SIGKILL and reported as `hung`;
+ * - a child that outlives `timeoutMs` is killed with SIGKILL and reported as `hung`; with
+ *   `killGraceMs` it gets SIGTERM first and SIGKILL that much later (a launcher such as mpirun
+ *   ends its own children on SIGTERM);
+ * - `watch(child, stdout)` is called once the child started (`stdout()` is its output so far)
+ *   and may return a function called when it ends: to signal it once it printed something.
  * - `memoryLimitKiB` runs it under `ulimit -v` (through `sh -c`), so that an allocation the
  *   child cannot satisfy fails inside it instead of exhausting the machine.
  *
@@ -33,7 +37,11 @@ export function findCrash(result) {
  * if (result.hung || result.signal || findCrash(result)) console.log(transcript(result));
  * ```
  */
-export function run(command, args = [], { env = {}, timeoutMs = 60_000, cwd, memoryLimitKiB } = {}) {
+export function run(
+  command,
+  args = [],
+  { env = {}, timeoutMs = 60_000, cwd, memoryLimitKiB, killGraceMs, watch } = {},
+) {
   let file = command;
   let argv = args;
   if (memoryLimitKiB !== undefined) {
@@ -65,15 +73,23 @@ export function run(command, args = [], { env = {}, timeoutMs = 60_000, cwd, mem
     child.stderr.on('data', (d) => {
       stderr += d;
     });
+    let killer;
     const timer = setTimeout(() => {
       hung = true;
-      child.kill('SIGKILL');
+      if (killGraceMs === undefined) child.kill('SIGKILL');
+      else {
+        child.kill('SIGTERM');
+        killer = setTimeout(() => child.kill('SIGKILL'), killGraceMs);
+      }
     }, timeoutMs);
+    const unwatch = watch?.(child, () => stdout);
     child.on('error', (error) => {
       stderr += `\nspawn failed: ${error.message}`;
     });
     child.on('close', (status, signal) => {
       clearTimeout(timer);
+      clearTimeout(killer);
+      unwatch?.();
       resolve({ status, signal, stdout, stderr, hung });
     });
   });

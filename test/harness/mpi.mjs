@@ -4,10 +4,10 @@
 // `--output-filename` writes, one pair per rank: a rank's teardown trace stays in order and
 // whole even when another rank ends it with MPI_Abort.
 
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { run } from './index.mjs';
 
 /**
  * The environment of every MPI test job: root may run mpirun (CI containers run as root), ranks
@@ -82,55 +82,25 @@ export async function mpiJob(
   const out = outputDir ?? mkdtempSync(join(tmpdir(), 'peclet-mpi-job-'));
   const argv = ['--oversubscribe', '--output-filename', out, '-n', String(ranks), node, script, ...args];
   const counter = new RegExp(waiting.source, waiting.flags.includes('g') ? waiting.flags : `${waiting.flags}g`);
-  const result = await new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    let hung = false;
-    let child;
-    try {
-      child = spawn(mpirun, argv, {
-        cwd,
-        env: { ...process.env, ...mpiEnv, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-    } catch (error) {
-      resolve({ status: null, signal: null, stdout, stderr: `spawn failed: ${error.message}`, hung });
-      return;
-    }
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    let killer;
-    const timer = setTimeout(() => {
-      hung = true;
-      child.kill('SIGTERM');
-      killer = setTimeout(() => child.kill('SIGKILL'), killGraceMs);
-    }, timeoutMs);
-    let interrupt;
-    // Polled, not matched per chunk: a rank's line may arrive split across chunks.
-    const poll =
-      signalAfterMs === undefined
-        ? undefined
-        : setInterval(() => {
-            if ((stdout.match(counter) ?? []).length >= ranks) {
+  // SIGINT once every rank said it is waiting: polled, not matched per chunk, since a rank's
+  // line may arrive split across chunks.
+  const watch =
+    signalAfterMs === undefined
+      ? undefined
+      : (child, stdout) => {
+          let interrupt;
+          const poll = setInterval(() => {
+            if ((stdout().match(counter) ?? []).length >= ranks) {
               clearInterval(poll);
               interrupt = setTimeout(() => child.kill('SIGINT'), signalAfterMs);
             }
           }, 50);
-    child.on('error', (error) => {
-      stderr += `\nspawn failed: ${error.message}`;
-    });
-    child.on('close', (status, signal) => {
-      clearTimeout(timer);
-      clearTimeout(killer);
-      clearTimeout(interrupt);
-      clearInterval(poll);
-      resolve({ status, signal, stdout, stderr, hung });
-    });
-  });
+          return () => {
+            clearInterval(poll);
+            clearTimeout(interrupt);
+          };
+        };
+  const result = await run(mpirun, argv, { cwd, env: { ...mpiEnv, ...env }, timeoutMs, killGraceMs, watch });
   const read = (rank, stream) => {
     const file = join(out, '1', `rank.${rank}`, stream);
     return existsSync(file) ? readFileSync(file, 'utf8') : '';
