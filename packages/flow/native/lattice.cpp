@@ -914,4 +914,36 @@ bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& sha
   return false;
 }
 
+std::size_t labelPores(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, std::int32_t* labels) {
+  const std::size_t n = shape[0] * shape[1] * shape[2];
+  for (std::size_t v = 0; v < n; v++) labels[v] = -1;
+  std::vector<std::size_t> stack;
+  std::size_t count = 0;
+  for (std::size_t seed = 0; seed < n; seed++) {
+    if (solid[seed] || labels[seed] >= 0) continue;
+    if (count >= std::size_t(std::numeric_limits<std::int32_t>::max()))
+      rangeError("solid", "has more pore components than a 32-bit label holds");
+    const auto label = std::int32_t(count++);
+    labels[seed] = label;
+    stack.push_back(seed);
+    while (!stack.empty()) {
+      const std::size_t v = stack.back();
+      stack.pop_back();
+      const std::int64_t p[3] = {std::int64_t(v / (shape[1] * shape[2])), std::int64_t((v / shape[2]) % shape[1]),
+                                 std::int64_t(v % shape[2])};
+      for (std::size_t q = 1; q < Q; q++) {
+        const std::int64_t x = p[0] + cx[q], y = p[1] + cy[q], z = p[2] + cz[q];
+        if (x < 0 || y < 0 || z < 0 || x >= std::int64_t(shape[0]) || y >= std::int64_t(shape[1]) ||
+            z >= std::int64_t(shape[2]))
+          continue;
+        const std::size_t m = (std::size_t(x) * shape[1] + std::size_t(y)) * shape[2] + std::size_t(z);
+        if (solid[m] || labels[m] >= 0) continue;
+        labels[m] = label;
+        stack.push_back(m);
+      }
+    }
+  }
+  return count;
+}
+
 }  // namespace peclet::flow

@@ -175,6 +175,11 @@ double plannedBytes(const LatticeOptions& options);
 /// the first and the last plane along `axis`; `solid` non-zero is solid.
 bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, int axis);
 
+/// Labels the pore components of `solid` (18-connected, as percolates()):
+/// `labels[v]` is -1 for a solid voxel, else its component's number in
+/// [0, count), numbered in the order of their first voxel. Returns count.
+std::size_t labelPores(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, std::int32_t* labels);
+
 /// ν of a relaxation time τ+ (lattice units).
 inline double viscosityOf(double tauPlus) { return (tauPlus - 0.5) / 3.0; }
 

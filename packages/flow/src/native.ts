@@ -79,6 +79,8 @@ export interface NativeLattice {
 export interface FlowBinding extends NativeBinding {
   readonly Lattice: new (options: NativeLatticeOptions) => NativeLattice;
   percolates(solid: Uint8Array, shape: [number, number, number], axis: number): boolean;
+  /** -1 per solid voxel, else its 18-connected pore component, numbered from 0 in voxel order. */
+  labelPores(solid: Uint8Array, shape: [number, number, number]): Int32Array;
 }
 
 // dist/ sits beside package.json and native/.

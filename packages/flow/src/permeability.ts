@@ -9,7 +9,7 @@ import { cancelled, distributedOf, Lattice } from './lattice.js';
 import { native } from './native.js';
 import { AXES, DEFAULT_MAX_STEPS, DEFAULT_TOLERANCE, readAxis } from './options.js';
 import { Settling } from './settling.js';
-import { type Distributed, type Mpi, mpiOption, readMpi, refuseTogether } from './slab.js';
+import { type Distributed, type Mpi, mpiOption, percolatesOver, readMpi, refuseTogether } from './slab.js';
 import type { PermeabilityOptions, PermeabilityResult, Progress } from './types.js';
 
 /** 1 millidarcy in m². */
@@ -108,6 +108,16 @@ async function solve(
       }
       const [pores, voxels] = distributed.slab.total([s.pores, s.voxels]) as [number, number];
       porosity = pores / voxels;
+      if (
+        !percolatesOver(distributed.slab, s.solid, s.shape, axis, (solid, shape) => native.labelPores(solid, shape))
+      ) {
+        fail(
+          'range',
+          'image',
+          `no pore path joins the inlet and outlet faces along ${AXES[axis]} (18-connected, as the lattice moves fluid): ` +
+            `the permeability is 0 (porosity ${porosity.toPrecision(4)})`,
+        );
+      }
     }
     const whole = lattice.shape;
     const L = whole[axis] - 2 * buffer;
@@ -173,14 +183,6 @@ async function solve(
     }
     const { meanVelocity, densityDrop, kLattice } = now;
     if (!(kLattice > 0 && Number.isFinite(kLattice))) {
-      if (distributed !== undefined && meanVelocity === 0) {
-        // Over MPI the image is not gathered to check its percolation first: no flux says it.
-        fail(
-          'range',
-          'image',
-          `no pore path joins the inlet and outlet faces along ${AXES[axis]} (no flux after ${steps} steps): the permeability is 0 (porosity ${porosity.toPrecision(4)})`,
-        );
-      }
       throw Object.assign(
         new Error(
           `permeability: after ${steps} step${steps === 1 ? '' : 's'} (maxSteps ${maxSteps}) the flow has not settled and the estimate ` +
@@ -287,8 +289,8 @@ function prepare(image: VoxelImage, options: PermeabilityOptions, mpi: Mpi | und
   const solid = checked.solid.slice(); // the caller may change the image while we run
   let pores = 0;
   for (let i = 0; i < solid.length; i++) if (solid[i] === 0) pores++;
-  // Over MPI this rank holds planes of the image along axis 0; the sample's length along axis 0
-  // is known once every rank says how many it holds.
+  // Over MPI this rank holds planes of the image along axis 0: the ranks check the percolation
+  // together once the lattice is built.
   if (mpi === undefined && !native.percolates(solid, [...shape] as [number, number, number], axis)) {
     fail(
       'range',
@@ -333,6 +335,7 @@ function prepare(image: VoxelImage, options: PermeabilityOptions, mpi: Mpi | und
     signal,
     onProgress,
     shape,
+    solid,
     voxelSize,
     pores,
     voxels: solid.length,

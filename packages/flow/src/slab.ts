@@ -573,3 +573,130 @@ export class Distributed {
     return { momentum: [sums[0] as number, sums[1] as number, sums[2] as number], mass: sums[3] as number };
   }
 }
+
+const TAG_PLANE = 7103;
+const TAG_GATHER = 7104;
+
+/**
+ * Whether a pore path joins the first and last planes along `axis` of the image whose planes
+ * along axis 0 the ranks hold (`solid`, `shape`: this rank's), 18-connected as the lattice moves
+ * fluid. Collective; the same answer on every rank. Each rank labels its pore components
+ * (`label`), the components that touch across each pair of neighbouring slabs are paired, and
+ * rank 0 joins the pairs (union-find over every rank's components) and says whether an inlet
+ * component and an outlet component are one.
+ */
+export function percolatesOver(
+  slab: Slab,
+  solid: Uint8Array,
+  shape: readonly [number, number, number],
+  axis: number,
+  label: (solid: Uint8Array, shape: [number, number, number]) => Int32Array,
+): boolean {
+  const { mpi, rank, size } = slab;
+  const labels = label(solid, [...shape]);
+  let count = 0;
+  for (const l of labels) if (l >= count) count = l + 1;
+  const counts = new Float64Array(size);
+  counts[rank] = count;
+  mpi.allreduce(counts, 'sum');
+  let base = 0;
+  for (let r = 0; r < rank; r++) base += counts[r] as number;
+  let total = 0;
+  for (const c of counts) total += c;
+  const [n0, n1, n2] = shape;
+  const n12 = n1 * n2;
+  // The components on the inlet and outlet faces (global numbers).
+  const inlet = new Set<number>();
+  const outlet = new Set<number>();
+  const alongAxis = (v: number) => (axis === 0 ? Math.floor(v / n12) : axis === 1 ? Math.floor(v / n2) % n1 : v % n2);
+  const first = axis === 0 ? (rank === 0 ? 0 : -1) : 0;
+  const last = axis === 0 ? (rank === size - 1 ? n0 - 1 : -1) : axis === 1 ? n1 - 1 : n2 - 1;
+  for (let v = 0; v < labels.length; v++) {
+    const l = labels[v] as number;
+    if (l < 0) continue;
+    const at = alongAxis(v);
+    if (at === first) inlet.add(base + l);
+    if (at === last) outlet.add(base + l);
+  }
+  // The pairs of components that touch across the face with the rank below: a voxel of its last
+  // plane and one of this rank's first plane are 18-neighbours when their (j, k) differ by at most
+  // one step along one axis.
+  const pairs: number[] = [];
+  const below = new Int32Array(n12);
+  const mine = labels.subarray(0, n12);
+  const up = Int32Array.from(labels.subarray(labels.length - n12), (l) => (l < 0 ? -1 : base + l));
+  if (rank < size - 1 && rank > 0)
+    mpi.sendrecv(up, rank + 1, below, rank - 1, { sendTag: TAG_PLANE, recvTag: TAG_PLANE });
+  else if (rank < size - 1) mpi.send(up, rank + 1, { tag: TAG_PLANE });
+  else if (rank > 0) mpi.recv(below, rank - 1, { tag: TAG_PLANE });
+  if (rank > 0) {
+    const seen = new Set<string>();
+    for (let j = 0; j < n1; j++) {
+      for (let k = 0; k < n2; k++) {
+        const a = mine[j * n2 + k] as number;
+        if (a < 0) continue;
+        for (const [dj, dk] of [
+          [0, 0],
+          [1, 0],
+          [-1, 0],
+          [0, 1],
+          [0, -1],
+        ] as const) {
+          const jj = j + dj;
+          const kk = k + dk;
+          if (jj < 0 || kk < 0 || jj >= n1 || kk >= n2) continue;
+          const b = below[jj * n2 + kk] as number;
+          if (b < 0) continue;
+          const key = `${b},${base + a}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          pairs.push(b, base + a);
+        }
+      }
+    }
+  }
+  // Everything to rank 0, which decides.
+  const sizes = new Float64Array(3 * size);
+  sizes.set([inlet.size, outlet.size, pairs.length], 3 * rank);
+  mpi.allreduce(sizes, 'sum');
+  let answer = 0;
+  if (rank === 0) {
+    const parent = new Int32Array(total).map((_, i) => i);
+    const find = (x: number): number => {
+      let r = x;
+      while (parent[r] !== r) r = parent[r] as number;
+      while (parent[x] !== r) {
+        const next = parent[x] as number;
+        parent[x] = r;
+        x = next;
+      }
+      return r;
+    };
+    const inlets: number[] = [...inlet];
+    const outlets: number[] = [...outlet];
+    const join = (list: ArrayLike<number>) => {
+      for (let i = 0; i < list.length; i += 2) {
+        const a = find(list[i] as number);
+        const b = find(list[i + 1] as number);
+        if (a !== b) parent[a] = b;
+      }
+    };
+    join(pairs);
+    for (let r = 1; r < size; r++) {
+      const [ni, no, np] = [sizes[3 * r], sizes[3 * r + 1], sizes[3 * r + 2]] as [number, number, number];
+      const received = new Int32Array(ni + no + np);
+      if (received.length > 0) mpi.recv(received, r, { tag: TAG_GATHER });
+      for (const l of received.subarray(0, ni)) inlets.push(l);
+      for (const l of received.subarray(ni, ni + no)) outlets.push(l);
+      join(received.subarray(ni + no));
+    }
+    const roots = new Set(inlets.map(find));
+    answer = outlets.some((o) => roots.has(find(o))) ? 1 : 0;
+  } else {
+    const message = Int32Array.from([...inlet, ...outlet, ...pairs]);
+    if (message.length > 0) mpi.send(message, 0, { tag: TAG_GATHER });
+  }
+  const result = new Float64Array([answer]);
+  mpi.allreduce(result, 'max');
+  return result[0] === 1;
+}

@@ -250,6 +250,27 @@ describe('permeability() over MPI ranks equals the run without MPI', { skip }, (
   }
 });
 
+describe('percolation over MPI ranks', { skip }, () => {
+  it('a channel through every slab percolates; cut in one voxel it does not, on every rank (2 and 3 ranks)', async () => {
+    const { percolates } = await import('../dist/index.js');
+    for (const name of ['channel', 'channel-cut']) {
+      const whole = percolates(geometry(name).image, 'y');
+      assert.equal(whole, name === 'channel');
+      for (const ranks of [2, 3]) {
+        const results = await ranksRun(ranks, 'mpi-permeability.mjs', [name]);
+        assert.equal(results.length, ranks);
+        for (const r of results) {
+          if (whole) assert.ok(r.permeability > 0, `${name} on ${ranks} ranks, rank ${r.rank}: ${JSON.stringify(r)}`);
+          else {
+            assert.deepEqual([r.error, r.argument], ['RangeError', 'image'], `${name}, rank ${r.rank}`);
+            assert.match(r.message, /no pore path joins the inlet and outlet faces along y/);
+          }
+        }
+      }
+    }
+  });
+});
+
 describe('the mpi option without MPI', () => {
   it('refuses what is not @peclet/mpi, and MPI not initialized, naming the option', () => {
     assert.throws(() => new Lattice({ shape: [4, 4, 4], mpi: {} }), {

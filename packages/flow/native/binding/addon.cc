@@ -11,6 +11,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   state->setConstructor("Lattice", lattice);
   exports.Set("Lattice", lattice);
   exports.Set("percolates", peclet::Function(env, "percolates", peclet_flow::Percolates));
+  exports.Set("labelPores", peclet::Function(env, "labelPores", peclet_flow::LabelPores));
   return exports;
 }
 

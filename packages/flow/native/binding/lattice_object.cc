@@ -386,10 +386,9 @@ Napi::Value Lattice::RestoreState(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value Percolates(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const std::vector<std::uint8_t> solid = bytesCopy(env, info[0], "solid");
-  Napi::Value shape = info[1];
+namespace {
+// The (solid, shape) arguments of percolates() and labelPores(): the solid copied, the shape checked against it.
+std::array<std::size_t, 3> imageShape(Napi::Env env, const std::vector<std::uint8_t>& solid, const Napi::Value& shape) {
   if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 3)
     peclet::throwArgumentError(env, true, "shape", -1, "must be [n0, n1, n2]");
   std::array<std::size_t, 3> n{};
@@ -405,11 +404,38 @@ Napi::Value Percolates(const Napi::CallbackInfo& info) {
     peclet::throwArgumentError(env, false, "solid", -1,
                                "has " + std::to_string(solid.size()) + " voxels, the shape needs " +
                                    std::to_string(static_cast<double>(voxels)));
+  return n;
+}
+}  // namespace
+
+Napi::Value Percolates(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<std::uint8_t> solid = bytesCopy(env, info[0], "solid");
+  const std::array<std::size_t, 3> n = imageShape(env, solid, info[1]);
   const double axis = info[2].ToNumber().DoubleValue();
   if (!(axis == 0 || axis == 1 || axis == 2)) peclet::throwArgumentError(env, false, "axis", -1, "must be 0, 1 or 2");
   peclet::ensureAllocatable("shape", "a search over " + std::to_string(solid.size()) + " voxels",
                             double(solid.size()) * 9.0);
   return Napi::Boolean::New(env, flow::percolates(solid.data(), n, static_cast<int>(axis)));
+}
+
+}  // namespace peclet_flow
+
+namespace peclet_flow {
+
+Napi::Value LabelPores(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<std::uint8_t> solid = bytesCopy(env, info[0], "solid");
+  const std::array<std::size_t, 3> n = imageShape(env, solid, info[1]);
+  peclet::ensureAllocatable("shape", "the labels of " + std::to_string(solid.size()) + " voxels",
+                            double(solid.size()) * 12.0);
+  Napi::Int32Array labels = Napi::Int32Array::New(env, solid.size());
+  try {
+    flow::labelPores(solid.data(), n, labels.Data());
+  } catch (const flow::FlowError& e) {
+    throwFlowError(env, e);
+  }
+  return labels;
 }
 
 }  // namespace peclet_flow

@@ -80,6 +80,8 @@ class Lattice : public peclet::Object<Lattice> {
 Napi::Object stepResult(Napi::Env env, const StepOutcome& outcome);
 /// percolates(solid: Uint8Array, shape: number[3], axis: 0|1|2) → boolean
 Napi::Value Percolates(const Napi::CallbackInfo& info);
+/// labelPores(solid: Uint8Array, shape: number[3]) → Int32Array (-1 solid, else the component)
+Napi::Value LabelPores(const Napi::CallbackInfo& info);
 /// Throws the JS error for a kernel's FlowError.
 [[noreturn]] void throwFlowError(Napi::Env env, const peclet::flow::FlowError& error);
 
