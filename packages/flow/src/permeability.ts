@@ -9,7 +9,7 @@ import { cancelled, distributedOf, Lattice } from './lattice.js';
 import { native } from './native.js';
 import { AXES, DEFAULT_MAX_STEPS, DEFAULT_TOLERANCE, readAxis } from './options.js';
 import { Settling } from './settling.js';
-import { type Distributed, type Mpi, mpiOption, percolatesOver, readMpi, refuseTogether } from './slab.js';
+import { type Distributed, type Mpi, mpiOption, percolatesOver, readMpi, refuseTogether, Slab } from './slab.js';
 import type { PermeabilityOptions, PermeabilityResult, Progress } from './types.js';
 
 /** 1 millidarcy in m². */
@@ -74,6 +74,19 @@ async function solve(
   // construction of the lattice, which it joins with its error instead.
   if (error !== undefined) throw refuseTogether(mpi as Mpi, error);
   const s = setup as ReturnType<typeof prepare>;
+  if (mpi !== undefined) {
+    // Percolation over the ranks, before the lattice is allocated.
+    const slab = new Slab(mpi, s.shape, false, '', 'image');
+    if (!percolatesOver(slab, s.solid, s.shape, s.axis, (solid, shape) => native.labelPores(solid, shape))) {
+      const [pores, voxels] = slab.total([s.pores, s.voxels]) as [number, number];
+      fail(
+        'range',
+        'image',
+        `no pore path joins the inlet and outlet faces along ${AXES[s.axis]} (18-connected, as the lattice moves fluid): ` +
+          `the permeability is 0 (porosity ${(pores / voxels).toPrecision(4)})`,
+      );
+    }
+  }
   const { axis, buffer, extended, voxelSize, force, drive, tolerance, maxSteps, signal, onProgress } = s;
   const lattice = new Lattice({
     shape: extended,
