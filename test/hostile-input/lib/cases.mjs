@@ -13,6 +13,7 @@ import { ioTargets } from './io.mjs';
 import { mpiTargets } from './mpi.mjs';
 import { pnmTargets } from './pnm.mjs';
 import { random } from './random.mjs';
+import { slabTargets } from './slab.mjs';
 import { voroTargets } from './voro.mjs';
 
 export const targets = {
@@ -21,6 +22,7 @@ export const targets = {
   ...demTargets,
   ...ioTargets,
   ...flowTargets,
+  ...slabTargets,
   ...pnmTargets,
   ...couplingTargets,
   ...mpiTargets,

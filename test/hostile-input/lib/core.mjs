@@ -402,6 +402,9 @@ export const coreTargets = {
       add: r.pick(['none', 'a plain object', 'null', 'a released Releasable']),
       nextId: r.pick(['default', 'returns NaN', 'returns the same id', 'throws']),
       by: r.pick(['default', "'finalize()'", '42']),
+      // Round robin, so that Releasable#release is reached in every run (not only when an object's
+      // own release happens to release another).
+      first: r.member(['releaseAll', 'release() of the first, then releaseAll']),
     }),
     async exec(plan, h, { core }) {
       const nextId = {
@@ -453,6 +456,19 @@ export const coreTargets = {
         const value = { 'a plain object': {}, null: null, 'a released Releasable': created[0] }[plan.add];
         if (value !== undefined)
           await h.call(`registry.add(${plan.add})`, () => registry.add(value), { bad: plan.add === 'null' });
+      }
+      if (plan.first !== 'releaseAll') {
+        // The first object, or (none made: a hostile nextId refuses them) one of a registry of its own.
+        const thing =
+          created[0] ??
+          new (class extends core.Releasable {
+            kind = 'ok, in a registry of its own';
+            releaseResources() {}
+          })(new core.Registry('hostile-own'));
+        await h.call(`release() of ${thing.kind}`, () => thing.release(), {
+          allow: (e) => e instanceof Error && e.message === 'hostile release',
+        });
+        if (!thing.released) h.problem('released is false after release()');
       }
       const by = { default: undefined, "'finalize()'": 'finalize()', 42: 42 }[plan.by];
       const result = await h.call('releaseAll()', () => registry.releaseAll(by));

@@ -1,5 +1,5 @@
 // flow's targets: new Lattice, step, run, the writable fields (porosity, force) and the
-// read-only ones written anyway, the members (getters, bodyForce, setPressure, flux, writeVti),
+// read-only ones written anyway, the members (getters, slab, bodyForce, setPressure, flux, writeVti),
 // permeability, percolates, release, finalize (host only).
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +26,7 @@ const describe = (v) => {
  * value, and what `run()` and `permeability()` hand back after a single check): marked here so
  * that the NaN rule still catches a NaN residual after two checks or more.
  */
-async function residualMarked(promise, interval = 100) {
+export async function residualMarked(promise, interval = 100) {
   const v = await promise;
   if (v !== null && typeof v === 'object' && Number.isNaN(v.residual) && v.steps <= interval) {
     return { ...v, residual: 'NaN (a single check)' };
@@ -34,16 +34,16 @@ async function residualMarked(promise, interval = 100) {
   return v;
 }
 
-const cancelled = (e) => e instanceof Error && e.code === 'PECLET_CANCELLED';
-const diverged = (e) => e instanceof Error && e.code === 'PECLET_DIVERGED';
+export const cancelled = (e) => e instanceof Error && e.code === 'PECLET_CANCELLED';
+export const diverged = (e) => e instanceof Error && e.code === 'PECLET_DIVERGED';
 /** permeability() after maxSteps with an estimate that is no permeability (≤ 0): refused, not returned. */
-const unsettled = (e) => e instanceof Error && e.code === 'PECLET_NOT_CONVERGED';
+export const unsettled = (e) => e instanceof Error && e.code === 'PECLET_NOT_CONVERGED';
 
 /** A valid base: 8³, fully periodic, a small body force along x. */
 const base = () => ({ shape: [8, 8, 8], bodyForce: [1e-5, 0, 0] });
 
 /** A seeded solid mask of `n` voxels with about `fraction` solid. */
-function mask(r, n, fraction = 0.3) {
+export function mask(r, n, fraction = 0.3) {
   const solid = new Uint8Array(n);
   for (let i = 0; i < n; i++) solid[i] = r.next() < fraction ? 1 : 0;
   return solid;
@@ -93,7 +93,7 @@ function reference(solid, shape, axis) {
  * `bad`: a documented error whatever the axis; `blocked`: no pore path along any axis (a
  * RangeError naming 'image' from permeability, false from percolates).
  */
-const images = {
+export const images = {
   'random 10³, 30% solid': { make: (r) => ({ solid: mask(r, 1000), shape: [10, 10, 10], voxelSize: 1e-6 }) },
   'random 12x8x6, 20% solid': { make: (r) => ({ solid: mask(r, 576, 0.2), shape: [12, 8, 6], voxelSize: 5e-6 }) },
   'random 10³, 60% solid': { make: (r) => ({ solid: mask(r, 1000, 0.6), shape: [10, 10, 10], voxelSize: 1e-6 }) },
@@ -199,7 +199,7 @@ const images = {
 };
 
 /** The image a case meant, when it is a plain valid one (for invariants). */
-const plainImage = (name) => !images[name].bad && !images[name].unsure;
+export const plainImage = (name) => !images[name].bad && !images[name].unsure;
 
 // ---- new Lattice -----------------------------------------------------------------------------
 
@@ -435,7 +435,7 @@ const optionValues = {
 /** The option a TypeError/RangeError about this field must name (its root). */
 const rootOf = (field) => field;
 
-function digestLattice(l) {
+export function digestLattice(l) {
   if (l.released) return 'released';
   return [l.stepCount, hashArray(l.velocity), hashArray(l.density), hashArray(l.porosity), hashArray(l.force)].join(
     '|',
@@ -897,6 +897,7 @@ export const flowTargets = {
         'setPressure',
         'flux',
         'writeVti',
+        'slab',
       ]),
       value: r.pick([
         'valid',
@@ -923,7 +924,8 @@ export const flowTargets = {
       if (plan.when === 'finalized') flow.finalize();
       if (plan.when === 'during run()') running = l.run({ maxSteps: 1e6, tolerance: 0 }).catch((e) => e);
       const gone = plan.when === 'released' || plan.when === 'finalized';
-      const always = ['id', 'released', 'shape', 'viscosity'].includes(plan.member);
+      // `slab` reads what the lattice was built with (undefined without mpi): answered once released too.
+      const always = ['id', 'released', 'shape', 'viscosity', 'slab'].includes(plan.member);
       const v = plan.value;
       const scalar = {
         NaN: Number.NaN,
@@ -992,6 +994,8 @@ export const flowTargets = {
       }
       if (gone && old.length !== 0) h.problem(`velocity taken before (${plan.when}) still has length ${old.length}`);
       if (result.ok && plan.member === 'flux' && !Number.isFinite(result.value)) h.problem(`flux is ${result.value}`);
+      if (result.ok && plan.member === 'slab' && result.value !== undefined)
+        h.problem(`slab of a lattice built without mpi is ${describe(result.value)}, not undefined`);
       if (result.ok && plan.member === 'info') {
         for (const [k, x] of Object.entries(result.value))
           if (typeof x === 'number' && !(Number.isFinite(x) && x >= 0)) h.problem(`info.${k} is ${x}`);

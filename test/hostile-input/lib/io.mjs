@@ -1,12 +1,13 @@
 // io's targets: checkVoxelImage, readRaw, readNpy (malformed headers), readTiff (corrupt bytes),
-// writeVti (mismatched lengths, hostile containers), sliceOf, writePng, readImage, readPath,
-// writeAtomically(Sync), fromPoreSpy, writeVtp. Files live in a fresh temp directory per
+// writeVti (mismatched lengths, hostile containers, offsets), writePvti (pieces that do not tile
+// the image, hostile offsets, sources, shapes and array types), sliceOf, writePng, readImage,
+// readPath, writeAtomically(Sync), fromPoreSpy, writeVtp. Files live in a fresh temp directory per
 // case. A corrupt file may end in a FileFormatError (code PECLET_BAD_FILE) whose message says
 // what is wrong; everything else must be a TypeError/RangeError or a value.
 
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hashArray } from './check.mjs';
@@ -1478,6 +1479,430 @@ async function vtpExec(plan, h, { io }) {
   });
 }
 
+// ---- writePvti, and writeVti's offset ---------------------------------------------------------
+
+/** writeVti's `offset`: `extent` the first cell's index when accepted, `bad` refused (naming `offset`). */
+const vtiOffsets = {
+  undefined: { v: () => undefined, at: [0, 0, 0] },
+  '[0, 0, 0]': { v: () => [0, 0, 0], at: [0, 0, 0] },
+  '[2, 0, 7]': { v: () => [2, 0, 7], at: [2, 0, 7] },
+  '[-0, 0, 0]': { v: () => [-0, 0, 0], at: [0, 0, 0] },
+  'Int32Array [1, 2, 3]': { v: () => Int32Array.of(1, 2, 3), at: [1, 2, 3] },
+  '[2**32, 0, 0]': { v: () => [2 ** 32, 0, 0], at: [2 ** 32, 0, 0] },
+  '[-1, 0, 0]': { v: () => [-1, 0, 0], bad: true },
+  '[1.5, 0, 0]': { v: () => [1.5, 0, 0], bad: true },
+  '[NaN, 0, 0]': { v: () => [Number.NaN, 0, 0], bad: true },
+  '[0, 0, Infinity]': { v: () => [0, 0, Number.POSITIVE_INFINITY], bad: true },
+  '[2**32 + 1, 0, 0]': { v: () => [2 ** 32 + 1, 0, 0], bad: true },
+  '[1e308, 0, 0]': { v: () => [1e308, 0, 0], bad: true },
+  '[0, 0]': { v: () => [0, 0], bad: true },
+  "['1', 0, 0]": { v: () => ['1', 0, 0], bad: true },
+  "'0,0,0'": { v: () => '0,0,0', bad: true },
+  null: { v: () => null, bad: true },
+};
+
+/** The extent `i0 i1 j0 j1 k0 k1` of `shape` cells from `offset`. */
+const extentOf = (offset, shape) => [0, 1, 2].map((a) => `${offset[a] + 0} ${offset[a] + shape[a]}`).join(' ');
+
+/** Pieces `{ o, s }` tiling the whole [3, 4, 5] image. */
+const tilings = {
+  'one piece': [{ o: [0, 0, 0], s: [3, 4, 5] }],
+  'slabs along x': [
+    { o: [0, 0, 0], s: [2, 4, 5] },
+    { o: [2, 0, 0], s: [1, 4, 5] },
+  ],
+  'one plane each': [0, 1, 2].map((i) => ({ o: [i, 0, 0], s: [1, 4, 5] })),
+  'blocks over y and z, out of order': [
+    { o: [0, 2, 3], s: [3, 2, 2] },
+    { o: [0, 0, 0], s: [3, 2, 3] },
+    { o: [0, 2, 0], s: [3, 2, 3] },
+    { o: [0, 0, 3], s: [3, 2, 2] },
+  ],
+};
+
+/** Pieces that do not tile the image: `bad` the argument the refusal names. */
+const badTilings = {
+  'a gap (a slab left out)': { pieces: [{ o: [0, 0, 0], s: [2, 4, 5] }], bad: 'pieces' },
+  'a piece twice': { pieces: [tilings['slabs along x'][0], tilings['slabs along x'][0]], bad: 'pieces' },
+  'an overlap covering as many cells': {
+    pieces: [
+      { o: [0, 0, 0], s: [2, 4, 5] },
+      { o: [1, 0, 0], s: [1, 4, 5] },
+    ],
+    bad: 'pieces',
+  },
+  'past the edge': {
+    pieces: [
+      { o: [0, 0, 0], s: [2, 4, 5] },
+      { o: [2, 0, 0], s: [2, 4, 5] },
+    ],
+    bad: 'pieces',
+  },
+  'past the edge at 2**32': { pieces: [{ o: [2 ** 32, 0, 0], s: [3, 4, 5] }], bad: 'pieces' },
+  'too many cells, no overlap': {
+    pieces: [
+      { o: [0, 0, 0], s: [3, 4, 5] },
+      { o: [3, 0, 0], s: [1, 4, 5] },
+    ],
+    bad: 'pieces',
+  },
+};
+
+/** The second slab's offset (it should be [2, 0, 0]): `bad` a refusal naming its root. */
+const pieceOffsets = {
+  'Int32Array [2, 0, 0]': { v: () => Int32Array.of(2, 0, 0) },
+  '[2, -0, 0]': { v: () => [2, -0, 0] },
+  '[-1, 0, 0]': { v: () => [-1, 0, 0], bad: 'pieces[1].offset' },
+  '[2.5, 0, 0]': { v: () => [2.5, 0, 0], bad: 'pieces[1].offset' },
+  '[NaN, 0, 0]': { v: () => [Number.NaN, 0, 0], bad: 'pieces[1].offset' },
+  '[Infinity, 0, 0]': { v: () => [Number.POSITIVE_INFINITY, 0, 0], bad: 'pieces[1].offset' },
+  '[2**32 + 1, 0, 0]': { v: () => [2 ** 32 + 1, 0, 0], bad: 'pieces[1].offset' },
+  '[1e308, 0, 0]': { v: () => [1e308, 0, 0], bad: 'pieces[1].offset' },
+  '[2, 0]': { v: () => [2, 0], bad: 'pieces[1].offset' },
+  "['2', 0, 0]": { v: () => ['2', 0, 0], bad: 'pieces[1].offset' },
+  "'2,0,0'": { v: () => '2,0,0', bad: 'pieces[1].offset' },
+  null: { v: () => null, bad: 'pieces[1].offset' },
+  '{ 0: 2, 1: 0, 2: 0, length: 3 }': { v: () => ({ 0: 2, 1: 0, 2: 0, length: 3 }), bad: 'pieces[1].offset' },
+  // No offset is [0, 0, 0]: the second slab then overlaps the first.
+  undefined: { v: () => undefined, bad: 'pieces' },
+};
+
+/** The first piece's source: `bad` refused naming `pieces[0].source`; `name` the file name it gives. */
+const pieceSources = {
+  "it's ü.vti": { v: () => "it's ü.vti" },
+  'sub/dir/piece.vti': { v: () => 'sub/dir/piece.vti' },
+  '../up.vti': { v: () => '../up.vti' },
+  'a name of 300 characters': { v: () => `${'n'.repeat(296)}.vti` },
+  "''": { v: () => '', bad: true },
+  'a<b.vti': { v: () => 'a<b.vti', bad: true },
+  'a&b.vti': { v: () => 'a&b.vti', bad: true },
+  'a"b.vti': { v: () => 'a"b.vti', bad: true },
+  'a>b.vti': { v: () => 'a>b.vti', bad: true },
+  'containing NUL': { v: () => 'a\0b.vti', bad: true },
+  5: { v: () => 5, bad: true },
+  undefined: { v: () => undefined, bad: true },
+  null: { v: () => null, bad: true },
+  'a String object': { v: () => Object('piece.vti'), bad: true },
+  'a Buffer': { v: () => Buffer.from('piece.vti'), bad: true },
+};
+
+/** The second slab's shape (it should be [1, 4, 5]). */
+const pieceShapes = {
+  'Int32Array [1, 4, 5]': { v: () => Int32Array.of(1, 4, 5) },
+  '[0, 4, 5]': { v: () => [0, 4, 5], bad: true },
+  '[-1, 4, 5]': { v: () => [-1, 4, 5], bad: true },
+  '[1.5, 4, 5]': { v: () => [1.5, 4, 5], bad: true },
+  '[NaN, 4, 5]': { v: () => [Number.NaN, 4, 5], bad: true },
+  '[1, 4]': { v: () => [1, 4], bad: true },
+  "'1,4,5'": { v: () => '1,4,5', bad: true },
+  undefined: { v: () => undefined, bad: true },
+};
+
+/** `pieces` itself: `bad` the root its refusal names; `unsure` either end. */
+const pieceLists = {
+  'a Proxy of the array': { v: (p) => new Proxy(p, {}) },
+  '[]': { v: () => [], bad: 'pieces' },
+  null: { v: () => null, bad: 'pieces' },
+  undefined: { v: () => undefined, bad: 'pieces' },
+  '{ 0: piece, length: 1 }': { v: (p) => ({ 0: p[0], length: 1 }), bad: 'pieces' },
+  "'pieces' (a string)": { v: () => 'pieces', bad: 'pieces' },
+  '[null]': { v: () => [null], bad: 'pieces[0]' },
+  '[5]': { v: () => [5], bad: 'pieces[0]' },
+  '[a piece, an array]': { v: (p) => [p[0], []], bad: 'pieces[1]' },
+  '[a piece whose getter throws]': {
+    v: () => [
+      {
+        source: 'a.vti',
+        get offset() {
+          throw new RangeError('hostile getter');
+        },
+        shape: [3, 4, 5],
+      },
+    ],
+    allow: true,
+  },
+  // A hole is no piece: skipped (the pieces around it tile the image) or refused.
+  '[a piece, a hole, a piece]': {
+    v: (p) => {
+      const list = [p[0], p[0], p[1]];
+      delete list[1];
+      return list;
+    },
+    unsure: 'pieces',
+  },
+};
+
+/** `cellData`: `bad` the root its refusal names (under `cellData`). */
+const pvtiCellData = {
+  '{}': { v: () => ({}) },
+  "{ a: { type: 'Float64' } }": { v: () => ({ a: { type: 'Float64' } }) },
+  '{ velocity: Float32 × 3, solid: UInt8 }': {
+    v: () => ({ velocity: { type: 'Float32', components: 3 }, solid: { type: 'UInt8' } }),
+  },
+  'every type': {
+    v: () =>
+      Object.fromEntries(
+        ['UInt8', 'Int8', 'UInt16', 'Int16', 'UInt32', 'Int32', 'Float32', 'Float64'].map((t) => [
+          t.toLowerCase(),
+          { type: t },
+        ]),
+      ),
+  },
+  "{ 'a<&>\"\\'': { type: 'Int16' } }": { v: () => ({ 'a<&>"\'': { type: 'Int16' } }) },
+  '{ a: components 4096 }': { v: () => ({ a: { type: 'UInt8', components: 4096 } }) },
+  // writeVti refuses an array named '' (naming cellData); writePvti has taken one so far.
+  "{ '': { type: 'Float64' } }": { v: () => ({ '': { type: 'Float64' } }), unsure: 'cellData' },
+  null: { v: () => null, bad: 'cellData' },
+  undefined: { v: () => undefined, bad: 'cellData' },
+  '[]': { v: () => [], bad: 'cellData' },
+  "'a' (a string)": { v: () => 'a', bad: 'cellData' },
+  'a Float64Array': { v: () => new Float64Array(2), bad: 'cellData' },
+  '{ a: null }': { v: () => ({ a: null }), bad: 'cellData.a' },
+  '{ a: Float64Array(60) }': { v: () => ({ a: new Float64Array(60) }), bad: 'cellData.a' },
+  '{ a: {} }': { v: () => ({ a: {} }), bad: 'cellData.a.type' },
+  "{ a: { type: 'float64' } }": { v: () => ({ a: { type: 'float64' } }), bad: 'cellData.a.type' },
+  "{ a: { type: 'Float16' } }": { v: () => ({ a: { type: 'Float16' } }), bad: 'cellData.a.type' },
+  "{ a: { type: 'UInt64' } }": { v: () => ({ a: { type: 'UInt64' } }), bad: 'cellData.a.type' },
+  '{ a: { type: Float64Array } }': { v: () => ({ a: { type: Float64Array } }), bad: 'cellData.a.type' },
+  "{ a: { type: { toString: 'Float64' } } }": {
+    v: () => ({ a: { type: { toString: () => 'Float64' } } }),
+    bad: 'cellData.a.type',
+  },
+  '{ a: components 0 }': { v: () => ({ a: { type: 'UInt8', components: 0 } }), bad: 'cellData.a.components' },
+  '{ a: components 4097 }': { v: () => ({ a: { type: 'UInt8', components: 4097 } }), bad: 'cellData.a.components' },
+  '{ a: components 1.5 }': { v: () => ({ a: { type: 'UInt8', components: 1.5 } }), bad: 'cellData.a.components' },
+  '{ a: components NaN }': {
+    v: () => ({ a: { type: 'UInt8', components: Number.NaN } }),
+    bad: 'cellData.a.components',
+  },
+  "{ a: components '3' }": { v: () => ({ a: { type: 'UInt8', components: '3' } }), bad: 'cellData.a.components' },
+};
+
+/** The whole image's shape, spacing and origin: `at` the values written, `bad` the root refused. */
+const pvtiShapes = {
+  '[0, 4, 5]': { v: () => [0, 4, 5], bad: 'shape' },
+  '[3, 4]': { v: () => [3, 4], bad: 'shape' },
+  '[3, NaN, 5]': { v: () => [3, Number.NaN, 5], bad: 'shape' },
+  '[3, 4, 5.5]': { v: () => [3, 4, 5.5], bad: 'shape' },
+  "'3,4,5'": { v: () => '3,4,5', bad: 'shape' },
+  undefined: { v: () => undefined, bad: 'shape' },
+};
+const pvtiSpacings = {
+  undefined: { v: () => undefined, at: [1, 1, 1] },
+  '1e-6': { v: () => 1e-6, at: [1e-6, 1e-6, 1e-6] },
+  '[1, 2, 3]': { v: () => [1, 2, 3], at: [1, 2, 3] },
+  '5e-324': { v: () => 5e-324, at: [5e-324, 5e-324, 5e-324] },
+  0: { v: () => 0, bad: 'spacing' },
+  NaN: { v: () => Number.NaN, bad: 'spacing' },
+  '-1': { v: () => -1, bad: 'spacing' },
+  '[1, -1, 1]': { v: () => [1, -1, 1], bad: 'spacing' },
+  '[1, 0]': { v: () => [1, 0], bad: 'spacing' },
+  "'1'": { v: () => '1', bad: 'spacing' },
+};
+const pvtiOrigins = {
+  undefined: { v: () => undefined, at: [0, 0, 0] },
+  '[-1e300, 0, 1e300]': { v: () => [-1e300, 0, 1e300], at: [-1e300, 0, 1e300] },
+  '[0.1, 0.2, 0.3]': { v: () => [0.1, 0.2, 0.3], at: [0.1, 0.2, 0.3] },
+  '[NaN, 0, 0]': { v: () => [Number.NaN, 0, 0], bad: 'origin' },
+  '[0, 0]': { v: () => [0, 0], bad: 'origin' },
+  null: { v: () => null, bad: 'origin' },
+  "'0 0 0'": { v: () => '0 0 0', bad: 'origin' },
+};
+const pvtiOptionValues = { null: null, 5: 5, '[]': [], undefined: undefined };
+
+const pvtiParts = [
+  'valid',
+  'valid, its pieces written by writeVti',
+  'tiling',
+  'offset',
+  'source',
+  'piece shape',
+  'pieces',
+  'cellData',
+  'shape',
+  'spacing',
+  'origin',
+  'options',
+  'path',
+];
+
+function pvtiPlan(r) {
+  const part = r.member(pvtiParts);
+  const valid = (table) => r.pick(Object.keys(table).filter((k) => !table[k].bad));
+  const hostile = (table) => r.pick(Object.keys(table).filter((k) => table[k].bad !== undefined));
+  const sliced = ['offset', 'piece shape', 'pieces'].includes(part);
+  const plan = {
+    part,
+    path: part === 'path' ? pickWritePath(r, true) : pickWritePath(r, false),
+    tiling:
+      part === 'tiling' ? r.pick(Object.keys(badTilings)) : sliced ? 'slabs along x' : r.pick(Object.keys(tilings)),
+    spacing: part === 'spacing' ? hostile(pvtiSpacings) : valid(pvtiSpacings),
+    origin: part === 'origin' ? hostile(pvtiOrigins) : valid(pvtiOrigins),
+    cellData: part === 'cellData' ? r.pick(Object.keys(pvtiCellData)) : valid(pvtiCellData),
+  };
+  if (part === 'offset') plan.offset = r.pick(Object.keys(pieceOffsets));
+  if (part === 'source') plan.source = r.pick(Object.keys(pieceSources));
+  if (part === 'piece shape') plan.pieceShape = r.pick(Object.keys(pieceShapes));
+  if (part === 'pieces') plan.pieces = r.pick(Object.keys(pieceLists));
+  if (part === 'shape') plan.shape = r.pick(Object.keys(pvtiShapes));
+  if (part === 'options') plan.options = r.pick(Object.keys(pvtiOptionValues));
+  return plan;
+}
+
+const unescapeXml = (s) =>
+  s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e]);
+
+/** The numbers of a `"x y z"` attribute are the ones given (as JavaScript prints them, so the same doubles). */
+const sameNumbers = (text, want) => {
+  const got = text.split(' ').map(Number);
+  return got.length === 3 && got.every((x, a) => Object.is(x, want[a] + 0));
+};
+
+async function pvtiExec(plan, h, { io }) {
+  await withTempDir(async (dir) => {
+    const pathEntry = writePaths[plan.path];
+    const path = pathEntry.v(dir, 'image.pvti');
+    const tiling = plan.part === 'tiling' ? badTilings[plan.tiling].pieces : tilings[plan.tiling];
+    const pieces = tiling.map((p, i) => ({ source: `image_${i}.vti`, offset: [...p.o], shape: [...p.s] }));
+    let roots = [];
+    let unsure = false;
+    let allow;
+    if (plan.part === 'tiling') roots = [badTilings[plan.tiling].bad];
+    if (plan.offset !== undefined) {
+      const e = pieceOffsets[plan.offset];
+      pieces[1].offset = e.v();
+      if (e.bad) roots = [e.bad];
+    }
+    if (plan.source !== undefined) {
+      const e = pieceSources[plan.source];
+      pieces[0].source = e.v();
+      if (e.bad) roots = ['pieces[0].source'];
+    }
+    if (plan.pieceShape !== undefined) {
+      const e = pieceShapes[plan.pieceShape];
+      pieces[1].shape = e.v();
+      if (e.bad) roots = ['pieces[1].shape'];
+    }
+    let list = pieces;
+    if (plan.pieces !== undefined) {
+      const e = pieceLists[plan.pieces];
+      list = e.v(pieces);
+      if (e.bad) roots = [e.bad];
+      if (e.unsure) {
+        roots = [e.unsure];
+        unsure = true;
+      }
+      if (e.allow) allow = (error) => error instanceof RangeError && error.message === 'hostile getter';
+    }
+    const cellEntry = pvtiCellData[plan.cellData];
+    const cellData = cellEntry.v();
+    if (cellEntry.bad && roots.length === 0) roots = [cellEntry.bad];
+    if (cellEntry.unsure && roots.length === 0) {
+      roots = [cellEntry.unsure];
+      unsure = true;
+    }
+    // writePvti reads the path, the options, shape, spacing, origin, the pieces, then cellData.
+    const shapeEntry = plan.shape === undefined ? { v: () => [3, 4, 5] } : pvtiShapes[plan.shape];
+    const spacingEntry = pvtiSpacings[plan.spacing];
+    const originEntry = pvtiOrigins[plan.origin];
+    const first = [
+      pathEntry.bad ? 'path' : undefined,
+      plan.options === undefined ? undefined : 'options',
+      shapeEntry.bad,
+      spacingEntry.bad,
+      originEntry.bad,
+    ].find((x) => x !== undefined);
+    if (first !== undefined) {
+      roots = [first];
+      unsure = false;
+      allow = undefined;
+    }
+    const options =
+      plan.options === undefined
+        ? { shape: shapeEntry.v(), spacing: spacingEntry.v(), origin: originEntry.v(), pieces: list, cellData }
+        : pvtiOptionValues[plan.options];
+    const label = `writePvti(${plan.path}, { ${plan.part}: ${plan.tiling}, offset ${plan.offset}, source ${plan.source}, piece shape ${plan.pieceShape}, pieces ${plan.pieces}, cellData ${plan.cellData}, shape ${plan.shape}, spacing ${plan.spacing}, origin ${plan.origin} }${plan.options === undefined ? '' : ` (options ${plan.options})`})`;
+    // The pieces first, as a parallel writer does: each by writeVti with its offset.
+    const written = plan.part === 'valid, its pieces written by writeVti' && roots.length === 0 && !pathEntry.fs;
+    if (written) {
+      for (const p of pieces) {
+        const cells = p.shape[0] * p.shape[1] * p.shape[2];
+        const arrays = Object.fromEntries(
+          Object.entries(cellData).map(([name, { type, components = 1 }]) => {
+            const Ctor = {
+              UInt8: Uint8Array,
+              Int8: Int8Array,
+              UInt16: Uint16Array,
+              Int16: Int16Array,
+              UInt32: Uint32Array,
+              Int32: Int32Array,
+              Float32: Float32Array,
+              Float64: Float64Array,
+            }[type];
+            return [name, { values: new Ctor(cells * components).fill(1), components }];
+          }),
+        );
+        await judge(
+          h,
+          `writeVti(${p.source}, { offset: [${p.offset}], shape: [${p.shape}] })`,
+          () =>
+            io.writeVti(join(dir, p.source), {
+              shape: p.shape,
+              offset: p.offset,
+              spacing: spacingEntry.v(),
+              origin: originEntry.v(),
+              cellData: arrays,
+            }),
+          {},
+        );
+      }
+    }
+    const result = await judge(h, label, () => io.writePvti(path, options), {
+      roots,
+      unsure,
+      fs: pathEntry.fs === true,
+      allow,
+    });
+    checkWritten(h, label, dir, path, pathEntry, result, (bytes) => {
+      const text = bytes.toString('utf8');
+      const order = endianness() === 'LE' ? 'LittleEndian' : 'BigEndian';
+      if (!text.startsWith(`<?xml version="1.0"?>\n<VTKFile type="PImageData" version="1.0" byte_order="${order}"`))
+        return h.problem(`${label}: no VTKFile PImageData root (${order})`);
+      if (!text.endsWith('  </PImageData>\n</VTKFile>\n')) return h.problem(`${label}: the file does not end as XML`);
+      const head = text.match(/<PImageData WholeExtent="([^"]*)" GhostLevel="0" Origin="([^"]*)" Spacing="([^"]*)">/);
+      if (!head) return h.problem(`${label}: no PImageData element`);
+      if (head[1] !== '0 3 0 4 0 5') h.problem(`${label}: WholeExtent ${head[1]}`);
+      if (!sameNumbers(head[2], originEntry.at)) h.problem(`${label}: Origin ${head[2]}, given [${originEntry.at}]`);
+      if (!sameNumbers(head[3], spacingEntry.at)) h.problem(`${label}: Spacing ${head[3]}, given [${spacingEntry.at}]`);
+      const arrays = [...text.matchAll(/<PDataArray type="(\w+)" Name="([^"]*)" NumberOfComponents="(\d+)"\/>/g)];
+      const want = Object.entries(cellData);
+      if (arrays.length !== want.length)
+        return h.problem(`${label}: ${arrays.length} PDataArray for ${want.length} arrays`);
+      want.forEach(([name, { type, components = 1 }], i) => {
+        const [, t, n, k] = arrays[i];
+        if (t !== type || unescapeXml(n) !== name || Number(k) !== components)
+          h.problem(`${label}: PDataArray ${i} is ${t} ${n} × ${k}, given ${type} ${name} × ${components}`);
+      });
+      const listed = [...text.matchAll(/<Piece Extent="([^"]*)" Source="([^"]*)"\/>/g)];
+      const given = Array.from(list).filter((p) => p !== undefined);
+      if (listed.length !== given.length) return h.problem(`${label}: ${listed.length} pieces for ${given.length}`);
+      given.forEach((p, i) => {
+        const extent = extentOf(Array.from(p.offset ?? [0, 0, 0], Number), Array.from(p.shape, Number));
+        if (listed[i][1] !== extent || unescapeXml(listed[i][2]) !== String(p.source))
+          h.problem(
+            `${label}: piece ${i} is ${listed[i][1]} from ${listed[i][2]}, given ${extent} from ${String(p.source)}`,
+          );
+        // A piece written by writeVti with its offset has the extent the parallel file gives it.
+        if (written) {
+          const piece = readFileSync(join(dir, String(p.source)), 'latin1').slice(0, 1000);
+          if (!piece.includes(`<Piece Extent="${extent}">`) || !piece.includes(`WholeExtent="${extent}"`))
+            h.problem(`${label}: ${String(p.source)} does not have the extent ${extent}`);
+        }
+      });
+    });
+  });
+}
+
 // readRaw's `planes` on the [3, 4, 5] image: `planes` is how many planes a valid one reads
 // (undefined: the whole image), null where it is refused.
 const rawPlanes = {
@@ -1630,6 +2055,7 @@ export const ioTargets = {
       array: r.pick(Object.keys(vtiArrays)),
       shape: r.chance(0.7) ? '[3, 4, 5]' : r.pick(Object.keys(rawShapes)),
       spacing: r.pick(['undefined', '1e-6', '[1, 2, 3]', '0', 'NaN', '[1, -1, 1]', "'1'"]),
+      offset: r.chance(0.5) ? 'undefined' : r.pick(Object.keys(vtiOffsets)),
     }),
     async exec(plan, h, { io }) {
       await withTempDir(async (dir) => {
@@ -1643,22 +2069,42 @@ export const ioTargets = {
           '[1, -1, 1]': [1, -1, 1],
           "'1'": '1',
         }[plan.spacing];
-        const good =
-          goodArrays.has(plan.array) &&
-          plan.shape === '[3, 4, 5]' &&
-          ['undefined', '1e-6', '[1, 2, 3]'].includes(plan.spacing);
+        const offset = vtiOffsets[plan.offset ?? 'undefined'];
+        const shapeOk = plan.shape === '[3, 4, 5]';
+        const spacingOk = ['undefined', '1e-6', '[1, 2, 3]'].includes(plan.spacing);
+        const good = goodArrays.has(plan.array) && shapeOk && spacingOk && !offset.bad;
+        const label = `writeVti({ shape: ${plan.shape}, spacing: ${plan.spacing}, offset: ${plan.offset}, cellData: { a: ${plan.array} } })`;
         const result = await h.call(
-          `writeVti({ shape: ${plan.shape}, spacing: ${plan.spacing}, cellData: { a: ${plan.array} } })`,
-          () => io.writeVti(file, { shape: rawShapes[plan.shape], spacing, cellData: { a: vtiArrays[plan.array]() } }),
+          label,
+          () =>
+            io.writeVti(file, {
+              shape: rawShapes[plan.shape],
+              spacing,
+              offset: offset.v(),
+              cellData: { a: vtiArrays[plan.array]() },
+            }),
           { bad: !good },
         );
-        const { readdirSync } = await import('node:fs');
+        // writeVti reads the shape, the spacing, the origin, the offset, then cellData.
+        if (!result.ok && shapeOk && spacingOk && offset.bad) checkNamed(h, label, result.error, ['offset']);
         const left = readdirSync(dir);
         if (result.ok && !left.includes('field.vti')) h.problem('writeVti succeeded but wrote no file');
         if (left.some((f) => f.endsWith('.tmp'))) h.problem(`writeVti left a temp file: ${left.join(', ')}`);
+        if (result.ok && left.includes('field.vti')) {
+          // A piece of a larger image: its extent starts at the offset, in the whole's origin and spacing.
+          const head = readFileSync(join(dir, 'field.vti'), 'latin1').slice(0, 600);
+          const extent = extentOf(offset.at, [3, 4, 5]);
+          if (
+            !head.includes(`<ImageData WholeExtent="${extent}" Origin="0 0 0"`) ||
+            !head.includes(`<Piece Extent="${extent}">`)
+          )
+            h.problem(`${label}: the file's extent is not ${extent}`);
+        }
       });
     },
   },
+
+  'io.writePvti': { build: pvtiPlan, exec: pvtiExec },
 
   'io.sliceOf': { build: slicePlan, exec: sliceExec },
 

@@ -23,7 +23,13 @@ export async function runCase(seed) {
     cwd: packageRoot,
     timeoutMs: caseTimeoutMs,
     memoryLimitKiB: plan.memoryLimitKiB,
-    env: { PECLET_TEARDOWN_TRACE: '', PECLET_FINALIZE_TIMEOUT_MS: '5000' },
+    // MPI's singleton start (mpi's targets, flow over MPI) as root too, as the MPI tests run it.
+    env: {
+      PECLET_TEARDOWN_TRACE: '',
+      PECLET_FINALIZE_TIMEOUT_MS: '5000',
+      OMPI_ALLOW_RUN_AS_ROOT: '1',
+      OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
+    },
   });
   const line = result.stdout.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
   let report;
