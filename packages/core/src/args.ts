@@ -270,7 +270,8 @@ export function isDetached(view: ArrayBufferView): boolean {
  */
 export function readFloat64Array(value: unknown, argument: string, shape: Float64ArrayShape = {}): Float64Array {
   let copy: Float64Array;
-  if (value instanceof Float64Array) {
+  // ArrayBuffer.isView: a Proxy of a Float64Array passes instanceof but is no typed array.
+  if (value instanceof Float64Array && ArrayBuffer.isView(value)) {
     if (isDetached(value)) {
       fail('type', argument, 'is a detached Float64Array (its memory was released or transferred): read it again');
     }

@@ -354,7 +354,9 @@ export function lazyAddon<T extends object>(options: LoadAddonOptions, onLoad?: 
     return binding;
   };
   const proxy = new Proxy({} as T, {
-    get: (_t, key) => Reflect.get(load(), key),
+    // `then` is asked by every await and Promise resolution of the proxy: a binding is never a
+    // thenable, and asking must not open the addon.
+    get: (_t, key) => (key === 'then' ? undefined : Reflect.get(load(), key)),
     has: (_t, key) => Reflect.has(load(), key),
     set: (_t, key, value) => Reflect.set(load(), key, value),
     ownKeys: () => Reflect.ownKeys(load()),

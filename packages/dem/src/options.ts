@@ -161,7 +161,7 @@ export interface SphereBatchValue {
 function readFixed(value: unknown, n: number): Uint8Array | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return new Uint8Array(n).fill(1);
-  if (value instanceof Uint8Array) {
+  if (value instanceof Uint8Array && ArrayBuffer.isView(value)) {
     if (isDetached(value)) fail('type', 'fixed', 'is a detached Uint8Array: read it again');
     const copy = new Uint8Array(value);
     if (copy.length !== n) fail('type', 'fixed', `must hold one flag per sphere (${n}), got ${copy.length}`);

@@ -423,12 +423,17 @@ export class Lattice implements Disposable {
       }
     }
     this.#together(d, 'step', error, [n]);
-    const outcome = d.advance(n);
+    let outcome: ReturnType<Distributed['advance']>;
+    try {
+      outcome = d.advance(n, false);
+    } catch (e) {
+      // MPI failed mid-call: as before the call, where a copy was kept.
+      if (n > 1 && !this.released) d.native.restoreState();
+      throw e;
+    }
     if (outcome.divergedAt !== undefined) {
-      if (n > 1) {
-        d.native.restoreState(); // every rank took the same steps: every rank goes back
-        d.native.refreshFields();
-      }
+      // Every rank took the same steps: every rank goes back (its fields are those of before).
+      if (n > 1) d.native.restoreState();
       const now = this.stepCount;
       throw divergedError('step', outcome.divergedAt, `the lattice is as it was before this call (step ${now})`);
     }
@@ -464,7 +469,7 @@ export class Lattice implements Disposable {
         const { released, refused } = d.ready(before !== undefined);
         if (before !== undefined) throw before;
         if (released || refused) throw cancelled('run', 'another rank stopping (aborted, released or finalized)');
-        const outcome = d.advance(Math.min(checkInterval, maxSteps - steps));
+        const outcome = d.advance(Math.min(checkInterval, maxSteps - steps), true);
         steps += outcome.steps;
         if (outcome.divergedAt !== undefined) {
           throw divergedError(

@@ -48,7 +48,9 @@ export function readShape(value: unknown, argument: string): [number, number, nu
 
 /** A Uint8Array of `length` voxels, copied (it may be a view the caller changes later). */
 export function readSolid(value: unknown, argument: string, length: number): Uint8Array {
-  if (!(value instanceof Uint8Array)) fail('type', argument, 'must be a Uint8Array (non-zero = solid)');
+  if (!(value instanceof Uint8Array) || !ArrayBuffer.isView(value)) {
+    fail('type', argument, 'must be a Uint8Array (non-zero = solid)');
+  }
   if (isDetached(value)) fail('type', argument, 'is detached');
   const copy = value.slice();
   if (copy.length !== length) fail('range', argument, `has ${copy.length} voxels, the shape needs ${length}`);

@@ -294,6 +294,11 @@ function prepare(image: VoxelImage, options: PermeabilityOptions, mpi: Mpi | und
   if (drive === 'pressure' && buffer < 1) {
     fail('range', 'buffer', 'a pressure drive needs at least 1 open layer at each end to hold the inlet and outlet');
   }
+  // `mpi` is read as a data property before anything else (to join the ranks even when another
+  // option is refused); a getter for it would leave each rank alone with its own planes.
+  if (mpi === undefined && o.mpi !== undefined) {
+    fail('type', 'mpi', 'must be a data property of the options (not a getter)');
+  }
   if (mpi !== undefined && executionSpace === 'webgpu') {
     fail('range', 'executionSpace', "'webgpu' does not run over MPI ranks; use 'host'");
   }

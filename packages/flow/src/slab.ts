@@ -37,13 +37,27 @@ const MPI_FUNCTIONS = ['initialized', 'rank', 'size', 'allreduce', 'send', 'recv
 /** Planes each rank must own: a pressure face and its neighbour, a cut link and the node behind it. */
 export const MIN_PLANES = 2;
 
-/** Reads an `mpi` option: `@peclet/mpi` (or an object with its functions), initialized. */
+/**
+ * Reads an `mpi` option: `@peclet/mpi` (or an object with its functions), initialized. Its
+ * functions are read once, and its rank and size once and checked (a size ≥ 1, a rank in
+ * [0, size)): the communicator returned answers with them from then on.
+ */
 export function readMpi(value: unknown, argument: string): Mpi {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
     fail('type', argument, "must be the @peclet/mpi module (import * as mpi from '@peclet/mpi'), initialized");
   }
-  const o = value as Record<string, unknown>;
-  const missing = MPI_FUNCTIONS.filter((f) => typeof o[f] !== 'function');
+  const functions: Partial<Record<(typeof MPI_FUNCTIONS)[number], (...args: unknown[]) => unknown>> = {};
+  const missing: string[] = [];
+  for (const name of MPI_FUNCTIONS) {
+    let f: unknown;
+    try {
+      f = (value as Record<string, unknown>)[name];
+    } catch (error) {
+      fail('type', argument, `could not be read (${name}: ${(error as Error)?.message ?? String(error)})`);
+    }
+    if (typeof f === 'function') functions[name] = f as (...args: unknown[]) => unknown;
+    else missing.push(name);
+  }
   if (missing.length > 0) {
     fail(
       'type',
@@ -51,9 +65,29 @@ export function readMpi(value: unknown, argument: string): Mpi {
       `has no ${missing.join(', ')}: pass the @peclet/mpi module (import * as mpi from '@peclet/mpi')`,
     );
   }
-  const mpi = value as Mpi;
-  if (!mpi.initialized()) fail('type', argument, 'MPI is not initialized: call mpi.init() first, on every rank');
-  return mpi;
+  const call =
+    (name: (typeof MPI_FUNCTIONS)[number]) =>
+    (...args: unknown[]) =>
+      (functions[name] as (...a: unknown[]) => unknown).apply(value, args);
+  if (call('initialized')() !== true) fail('type', argument, 'MPI is not initialized: call mpi.init() first, on every rank');
+  const size = call('size')();
+  const rank = call('rank')();
+  if (
+    !(typeof size === 'number' && Number.isInteger(size) && size >= 1 && size < 2 ** 31) ||
+    !(typeof rank === 'number' && Number.isInteger(rank) && rank >= 0 && rank < size)
+  ) {
+    fail('type', argument, `says rank ${String(rank)} of ${String(size)}: not an MPI communicator`);
+  }
+  return {
+    initialized: () => call('initialized')() === true,
+    rank: () => rank,
+    size: () => size,
+    allreduce: call('allreduce') as Mpi['allreduce'],
+    send: call('send') as Mpi['send'],
+    recv: call('recv') as Mpi['recv'],
+    sendrecv: call('sendrecv') as Mpi['sendrecv'],
+    barrier: call('barrier') as Mpi['barrier'],
+  };
 }
 
 /**
@@ -141,6 +175,8 @@ export function slabPlanes(
  */
 export function slabOf(image: VoxelImage, mpi: Mpi): VoxelImage {
   const checked = checkVoxelImage(image, 'image');
+  const comm = readMpi(mpi, 'mpi');
+  checkSplit(checked.shape[0], comm.size(), 'image');
   const n12 = checked.shape[1] * checked.shape[2];
   const pores = new Float64Array(checked.shape[0]);
   for (let v = 0; v < checked.solid.length; v++) {
@@ -148,7 +184,7 @@ export function slabOf(image: VoxelImage, mpi: Mpi): VoxelImage {
     const plane = Math.floor(v / n12);
     pores[plane] = (pores[plane] as number) + 1;
   }
-  const { start, count } = slabPlanes(checked.shape[0], mpi, { weights: pores });
+  const { start, count } = balancedSlab(pores, comm.rank(), comm.size());
   return {
     solid: checked.solid.subarray(start * n12, (start + count) * n12),
     shape: [count, checked.shape[1], checked.shape[2]],
@@ -477,7 +513,13 @@ export class Distributed {
     } catch (e) {
       error = e;
     }
-    const [failures] = slab.total([error === undefined ? 0 : 1]) as [number];
+    let failures: number;
+    try {
+      [failures] = slab.total([error === undefined ? 0 : 1]) as [number];
+    } catch (e) {
+      native?.release();
+      throw e;
+    }
     if (failures > 0) {
       native?.release();
       if (error !== undefined) throw error;
@@ -488,9 +530,14 @@ export class Distributed {
       );
     }
     this.native = native as NativeLattice;
-    // The ghost planes hold the neighbours' state from the start (all at rest, but the same code path).
-    this.slab.exchange(this.native, this.precision);
-    this.native.refreshFields();
+    try {
+      // The ghost planes hold the neighbours' state from the start (all at rest, but the same code path).
+      this.slab.exchange(this.native, this.precision);
+      this.native.refreshFields();
+    } catch (e) {
+      this.native.release();
+      throw e;
+    }
   }
 
   /**
@@ -516,26 +563,37 @@ export class Distributed {
    * diverge on any rank is taken on none (the ranks that took it go back), and the call stops
    * there; so does a module finalizing on any rank.
    */
-  advance(steps: number): Advance {
+  advance(steps: number, refreshOnStop: boolean): Advance {
     let done = 0;
     for (; done < steps; done++) {
       const t0 = performance.now();
       const outcome = this.native.step(1, false);
       const t1 = performance.now();
       this.stepSeconds += (t1 - t0) / 1e3;
-      const diverged = outcome.status === 'diverged';
-      const stopped = outcome.status === 'cancelled' || outcome.steps === 0;
-      const [d, c] = this.slab.total([diverged ? 1 : 0, stopped && !diverged ? 1 : 0]) as [number, number];
+      const taken = outcome.steps === 1;
+      let d: number;
+      let c: number;
+      try {
+        const diverged = outcome.status === 'diverged';
+        const stopped = outcome.status === 'cancelled' || !taken;
+        [d, c] = this.slab.total([diverged ? 1 : 0, stopped && !diverged ? 1 : 0]) as [number, number];
+        if (d === 0 && c === 0) this.slab.exchange(this.native, this.precision);
+      } catch (error) {
+        // MPI failed mid-step: this rank goes back to the step before (its ghosts as they were).
+        if (taken && !this.native.released) this.native.undoStep();
+        throw error;
+      }
       if (d > 0 || c > 0) {
-        if (outcome.steps === 1) this.native.undoStep();
-        this.native.refreshFields();
+        if (taken) this.native.undoStep();
+        // As without MPI: the fields of the last finite state when a run took steps
+        // (refreshOnStop), else the fields as they were before the call.
+        if (refreshOnStop && done > 0) this.native.refreshFields();
         return {
           steps: done,
           divergedAt: d > 0 ? this.native.info.stepCount + 1 : undefined,
           cancelled: c > 0 && d === 0,
         };
       }
-      this.slab.exchange(this.native, this.precision);
       this.haloSeconds += (performance.now() - t1) / 1e3;
     }
     this.native.refreshFields();

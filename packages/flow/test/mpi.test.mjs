@@ -92,6 +92,7 @@ describe('a lattice over MPI ranks equals the whole lattice', { skip }, () => {
         assert.deepEqual(r.diverged, ['PECLET_DIVERGED', 'PECLET_DIVERGED'], `rank ${r.rank}`);
         assert.equal(r.stepCount, 10);
         assert.ok(r.unchanged, `rank ${r.rank}: the state changed`);
+        assert.ok(r.fieldsKept, `rank ${r.rank}: the refused steps changed the fields`);
       }
 
       const refusals = {};
@@ -292,5 +293,47 @@ describe('the mpi option without MPI', () => {
       name: 'TypeError',
       argument: 'mpi',
     });
+  });
+
+  it('reads a communicator once and checks what it says; a getter for mpi is refused, not ignored', async () => {
+    const alone = {
+      initialized: () => true,
+      rank: () => 0,
+      size: () => 1,
+      allreduce: (v) => v,
+      send() {},
+      recv() {},
+      sendrecv() {},
+      barrier() {},
+    };
+    for (const liar of [{ size: () => 0 }, { size: () => Number.NaN }, { rank: () => 5 }, { rank: () => -1 }]) {
+      assert.throws(() => slabPlanes(30, { ...alone, ...liar }), {
+        name: 'TypeError',
+        argument: 'mpi',
+        message: /not an MPI communicator/,
+      });
+    }
+    // Functions that answer once: read once, so the call still works.
+    let reads = 0;
+    const once = Object.defineProperty({ ...alone }, 'size', {
+      get: () => (reads++ === 0 ? () => 1 : undefined),
+    });
+    assert.deepEqual(slabPlanes(30, once), { start: 0, count: 30 });
+    assert.throws(() => slabOf({ solid: new Uint8Array(4), shape: [1, 2, 2], voxelSize: 1 }, alone), {
+      name: 'RangeError',
+      argument: 'image',
+    });
+    await assert.rejects(
+      permeability(
+        { solid: new Uint8Array(64), shape: [4, 4, 4], voxelSize: 1 },
+        {
+          maxSteps: 10,
+          get mpi() {
+            return alone;
+          },
+        },
+      ),
+      { name: 'TypeError', argument: 'mpi', message: /data property/ },
+    );
   });
 });

@@ -66,7 +66,7 @@ export function readVoxelSize(value: unknown, argument: string): number {
 export function checkVoxelImage(image: unknown, argument = 'image'): VoxelImage {
   const o = readOptions(image, argument, ['solid', 'shape', 'voxelSize']);
   const solid = o.solid;
-  if (!(solid instanceof Uint8Array)) {
+  if (!(solid instanceof Uint8Array) || !ArrayBuffer.isView(solid)) {
     fail('type', `${argument}.solid`, `must be a Uint8Array, got ${describeValue(solid)}`);
   }
   if (isDetached(solid)) {

@@ -333,6 +333,9 @@ export async function writeVti(path: string, options: WriteVtiOptions): Promise<
 /** The VTK type names of the arrays a `.vti` holds. */
 export type VtkType = 'UInt8' | 'Int8' | 'UInt16' | 'Int16' | 'UInt32' | 'Int32' | 'Float32' | 'Float64';
 
+/** Most pieces a `.pvti` lists (one per MPI rank of a large job). */
+const MAX_PIECES = 1 << 20;
+
 /** Options of {@link writePvti}. */
 export interface WritePvtiOptions {
   /** The whole image's `[n0, n1, n2]` cells, C order (axis 0 = x). */
@@ -373,16 +376,24 @@ export async function writePvti(path: string, options: WritePvtiOptions): Promis
   const spacing = readSpacing(o.spacing);
   const origin = readVector3(o.origin, 'origin', { fallback: [0, 0, 0] });
   if (!Array.isArray(o.pieces) || o.pieces.length === 0) fail('type', 'pieces', 'must be a non-empty array');
+  const list = o.pieces as unknown[];
+  if (list.length > MAX_PIECES)
+    fail('range', 'pieces', `has ${list.length} pieces, more than the ${MAX_PIECES} allowed`);
   let cells = 0;
-  const boxes: { lo: number[]; hi: number[] }[] = [];
-  const pieces = (o.pieces as unknown[]).map((value, i) => {
-    const p = readOptions(value, `pieces[${i}]`, ['source', 'offset', 'shape']);
-    if (typeof p.source !== 'string' || p.source.length === 0 || /[<>&"\0]/.test(p.source)) {
-      fail('type', `pieces[${i}].source`, 'must be a file name (no <, >, &, " or NUL)');
+  const pieces: { source: string; extent: string; lo: number[]; hi: number[]; index: number }[] = [];
+  for (let i = 0; i < list.length; i++) {
+    // Every index is read, holes included (a hole is refused, not skipped).
+    const p = readOptions(list[i], `pieces[${i}]`, ['source', 'offset', 'shape']);
+    if (
+      typeof p.source !== 'string' ||
+      p.source.length === 0 ||
+      /[<>&"]/.test(p.source) ||
+      [...p.source].some((ch) => (ch.codePointAt(0) as number) < 0x20 || ch === '\x7f')
+    ) {
+      fail('type', `pieces[${i}].source`, 'must be a file name (no <, >, &, " or control character)');
     }
     const offset = readOffset(p.offset, `pieces[${i}].offset`);
     const size = readShape(p.shape, `pieces[${i}].shape`);
-    const lo = offset;
     const hi = offset.map((x, a) => x + (size[a] as number));
     if (hi.some((x, a) => x > (shape[a] as number))) {
       fail(
@@ -391,15 +402,23 @@ export async function writePvti(path: string, options: WritePvtiOptions): Promis
         `extends past the whole image (${extentOf(offset, size)} in ${extentOf([0, 0, 0], shape)})`,
       );
     }
-    for (const [j, b] of boxes.entries()) {
-      if ([0, 1, 2].every((a) => (lo[a] as number) < (b.hi[a] as number) && (b.lo[a] as number) < (hi[a] as number))) {
-        fail('range', `pieces[${i}]`, `overlaps pieces[${j}]`);
+    cells += voxelCount(size);
+    pieces.push({ source: p.source as string, extent: extentOf(offset, size), lo: offset, hi, index: i });
+  }
+  // Overlaps, by a sweep along x: only pieces whose x ranges meet are compared (a slab split
+  // compares each piece with none).
+  const byX = [...pieces].sort((p, q) => (p.lo[0] as number) - (q.lo[0] as number));
+  let active: typeof pieces = [];
+  for (const p of byX) {
+    active = active.filter((q) => (q.hi[0] as number) > (p.lo[0] as number));
+    for (const q of active) {
+      if ([1, 2].every((a) => (p.lo[a] as number) < (q.hi[a] as number) && (q.lo[a] as number) < (p.hi[a] as number))) {
+        const [first, second] = p.index < q.index ? [p, q] : [q, p];
+        fail('range', `pieces[${second.index}]`, `overlaps pieces[${first.index}]`);
       }
     }
-    boxes.push({ lo, hi });
-    cells += voxelCount(size);
-    return { source: p.source as string, extent: extentOf(offset, size) };
-  });
+    active.push(p);
+  }
   if (cells !== voxelCount(shape)) {
     fail('range', 'pieces', `cover ${cells} of the image's ${voxelCount(shape)} cells; they must tile it`);
   }
@@ -408,6 +427,7 @@ export async function writePvti(path: string, options: WritePvtiOptions): Promis
   }
   const types = vtkTypes.map(([, t]) => t);
   const arrays = Object.keys(o.cellData).map((name) => {
+    if (name.length === 0) fail('type', 'cellData', 'has an array with an empty name');
     const a = readOptions((o.cellData as Record<string, unknown>)[name], `cellData.${name}`, ['type', 'components']);
     if (!types.includes(a.type as string)) fail('type', `cellData.${name}.type`, `must be one of ${types.join(', ')}`);
     const components = readInteger(a.components, `cellData.${name}.components`, { min: 1, max: 4096, fallback: 1 });

@@ -231,6 +231,14 @@ describe('writePvti and pieces', () => {
       [{ ...base, pieces: [piece([0.5, 0, 0], [2, 2, 2])] }, 'RangeError', 'pieces[0].offset[0]'],
       [{ ...base, pieces: [piece([0, 0, 0], [4, 2, 2], 'a"b.vti')] }, 'TypeError', 'pieces[0].source'],
       [{ ...base, pieces: [] }, 'TypeError', 'pieces'],
+      // biome-ignore lint/suspicious/noSparseArray: a hole in the list is refused, not skipped
+      [{ ...base, pieces: [piece([0, 0, 0], [2, 2, 2]), , piece([2, 0, 0], [2, 2, 2])] }, 'TypeError', 'pieces[1]'],
+      [{ ...base, pieces: [piece([0, 0, 0], [4, 2, 2], 'a\nb.vti')] }, 'TypeError', 'pieces[0].source'],
+      [
+        { ...base, pieces: [piece([0, 0, 0], [4, 2, 2])], cellData: { '': { type: 'UInt8' } } },
+        'TypeError',
+        'cellData',
+      ],
       [
         { ...base, pieces: [piece([0, 0, 0], [4, 2, 2])], cellData: { d: { type: 'Float16' } } },
         'TypeError',

@@ -94,7 +94,12 @@ Buffer bufferOf(const Napi::Value& value, const char* argument) {
     throw peclet::KernelArgumentError(false, argument, -1, "holds more than 2^31 - 1 elements, MPI's count limit");
   }
   b.count = static_cast<int>(length);
-  b.data = length == 0 ? nullptr : static_cast<char*>(array.ArrayBuffer().Data()) + array.ByteOffset();
+  // The typed array's own data pointer (its offset included): unlike ArrayBuffer().Data() it
+  // also answers for a view of a SharedArrayBuffer.
+  void* data = nullptr;
+  napi_status status = napi_get_typedarray_info(array.Env(), array, nullptr, nullptr, &data, nullptr, nullptr);
+  if (status != napi_ok) throw peclet::KernelArgumentError(true, argument, -1, "could not be read as a typed array");
+  b.data = length == 0 ? nullptr : static_cast<char*>(data);
   return b;
 }
 

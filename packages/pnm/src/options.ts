@@ -63,7 +63,7 @@ export const ASYNC_KEYS = [...EXTRACT_KEYS, 'signal', 'onProgress', 'progressInt
 export function readExtract(image: unknown, options: unknown, async: boolean): ExtractSettings & AsyncSettings {
   const im = readOptions(image, 'image', ['solid', 'shape', 'voxelSize']);
   const solid = im.solid;
-  if (!(solid instanceof Uint8Array)) {
+  if (!(solid instanceof Uint8Array) || !ArrayBuffer.isView(solid)) {
     fail('type', 'image.solid', 'must be a Uint8Array (1 = solid, 0 = pore)');
   }
   if (isDetached(solid))

@@ -51,7 +51,13 @@ export function nanPaths(value, path = 'result', out = [], depth = 0) {
   } else if (Array.isArray(value)) {
     for (const [i, x] of value.entries()) nanPaths(x, `${path}[${i}]`, out, depth + 1);
   } else if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const [k, x] of Object.entries(value)) nanPaths(x, `${path}.${k}`, out, depth + 1);
+    let entries;
+    try {
+      entries = Object.entries(value);
+    } catch {
+      return out; // a Proxy whose keys cannot be listed (a lazy addon that cannot load): nothing to read
+    }
+    for (const [k, x] of entries) nanPaths(x, `${path}.${k}`, out, depth + 1);
   }
   return out;
 }
