@@ -69,7 +69,8 @@ export function readMpi(value: unknown, argument: string): Mpi {
     (name: (typeof MPI_FUNCTIONS)[number]) =>
     (...args: unknown[]) =>
       (functions[name] as (...a: unknown[]) => unknown).apply(value, args);
-  if (call('initialized')() !== true) fail('type', argument, 'MPI is not initialized: call mpi.init() first, on every rank');
+  if (call('initialized')() !== true)
+    fail('type', argument, 'MPI is not initialized: call mpi.init() first, on every rank');
   const size = call('size')();
   const rank = call('rank')();
   if (
