@@ -468,18 +468,19 @@ export class CoupledSimulation implements Disposable {
     if (this.#periodic[a]) return this.#drive[a] * length;
     const p = this.#views().pressure;
     const [n0, n1, n2] = this.#shape;
+    // Each term divided first: a mean of huge values (a pressure field written over) cannot
+    // overflow to an infinity, whose difference with another would be NaN.
+    const count = (n0 * n1 * n2) / (this.#shape[a] as number);
     const plane = (index: number) => {
-      let sum = 0;
-      let count = 0;
+      let mean = 0;
       for (let i = 0; i < n0; i++)
         for (let j = 0; j < n1; j++)
           for (let k = 0; k < n2; k++) {
             const at = a === 0 ? i : a === 1 ? j : k;
             if (at !== index) continue;
-            sum += p[(i * n1 + j) * n2 + k] as number;
-            count++;
+            mean += (p[(i * n1 + j) * n2 + k] as number) / count;
           }
-      return sum / count;
+      return mean;
     };
     return this.#drive[a] * (length - this.#cellSize) + plane(0) - plane(this.#shape[a] - 1);
   }
