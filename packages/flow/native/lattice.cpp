@@ -878,6 +878,23 @@ std::unique_ptr<Lattice> makeLattice(LatticeOptions options) {
   return std::make_unique<LatticeImpl<double>>(std::move(options));
 }
 
+namespace {
+// Calls visit(m) for each voxel m that D3Q19 links to voxel v inside the box (18-connected, no
+// wrap): the neighbourhood percolates() and labelPores() search.
+template <typename Visit>
+void forEachNeighbour(std::size_t v, const std::array<std::size_t, 3>& shape, Visit&& visit) {
+  const std::int64_t p[3] = {std::int64_t(v / (shape[1] * shape[2])), std::int64_t((v / shape[2]) % shape[1]),
+                             std::int64_t(v % shape[2])};
+  for (std::size_t q = 1; q < Q; q++) {
+    const std::int64_t x = p[0] + cx[q], y = p[1] + cy[q], z = p[2] + cz[q];
+    if (x < 0 || y < 0 || z < 0 || x >= std::int64_t(shape[0]) || y >= std::int64_t(shape[1]) ||
+        z >= std::int64_t(shape[2]))
+      continue;
+    visit((std::size_t(x) * shape[1] + std::size_t(y)) * shape[2] + std::size_t(z));
+  }
+}
+}  // namespace
+
 bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, int axis) {
   if (axis < 0 || axis > 2) rangeError("axis", "must be 0, 1 or 2");
   const std::size_t n = shape[0] * shape[1] * shape[2];
@@ -898,18 +915,11 @@ bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& sha
     const std::size_t v = queue.front();
     queue.pop_front();
     if (coordinate(v, a) + 1 == shape[a]) return true;
-    const std::int64_t p[3] = {std::int64_t(coordinate(v, 0)), std::int64_t(coordinate(v, 1)),
-                               std::int64_t(coordinate(v, 2))};
-    for (std::size_t q = 1; q < Q; q++) {
-      const std::int64_t x = p[0] + cx[q], y = p[1] + cy[q], z = p[2] + cz[q];
-      if (x < 0 || y < 0 || z < 0 || x >= std::int64_t(shape[0]) || y >= std::int64_t(shape[1]) ||
-          z >= std::int64_t(shape[2]))
-        continue;
-      const std::size_t m = (std::size_t(x) * shape[1] + std::size_t(y)) * shape[2] + std::size_t(z);
-      if (seen[m] || solid[m]) continue;
+    forEachNeighbour(v, shape, [&](std::size_t m) {
+      if (seen[m] || solid[m]) return;
       seen[m] = 1;
       queue.push_back(m);
-    }
+    });
   }
   return false;
 }
@@ -929,18 +939,11 @@ std::size_t labelPores(const std::uint8_t* solid, const std::array<std::size_t, 
     while (!stack.empty()) {
       const std::size_t v = stack.back();
       stack.pop_back();
-      const std::int64_t p[3] = {std::int64_t(v / (shape[1] * shape[2])), std::int64_t((v / shape[2]) % shape[1]),
-                                 std::int64_t(v % shape[2])};
-      for (std::size_t q = 1; q < Q; q++) {
-        const std::int64_t x = p[0] + cx[q], y = p[1] + cy[q], z = p[2] + cz[q];
-        if (x < 0 || y < 0 || z < 0 || x >= std::int64_t(shape[0]) || y >= std::int64_t(shape[1]) ||
-            z >= std::int64_t(shape[2]))
-          continue;
-        const std::size_t m = (std::size_t(x) * shape[1] + std::size_t(y)) * shape[2] + std::size_t(z);
-        if (solid[m] || labels[m] >= 0) continue;
+      forEachNeighbour(v, shape, [&](std::size_t m) {
+        if (solid[m] || labels[m] >= 0) return;
         labels[m] = label;
         stack.push_back(m);
-      }
+      });
     }
   }
   return count;
