@@ -1,9 +1,12 @@
-// Checks (or with --fix, applies) clang-format on every tracked C++ file.
+// Checks (or with --fix, applies) clang-format on every tracked C++ file of ours (vendored
+// libraries under third_party/ keep their authors' format).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const fix = process.argv.includes('--fix');
-const files = execFileSync('git', ['ls-files', '*.hpp', '*.cc', '*.cpp', '*.h'], { encoding: 'utf8' })
+const files = execFileSync('git', ['ls-files', '*.hpp', '*.cc', '*.cpp', '*.h', ':!:**/third_party/**'], {
+  encoding: 'utf8',
+})
   .split('\n')
   .filter(Boolean);
 const require = createRequire(import.meta.url);

@@ -11,8 +11,6 @@ if [ $# -gt 0 ]; then
   packages=("$@")
 else
   packages=(g++ make python3 binutils)
-  # pnm's addon solves its sparse systems with Eigen (headers only).
-  packages+=(libeigen3-dev)
   # voro's side-by-side tests build against voro++.
   [ -d "$(dirname "$0")/../packages/voro/native-test" ] && packages+=(voro++-dev)
   # WebGPU tests run Dawn on Mesa's software OpenGL ES when there is no GPU.
