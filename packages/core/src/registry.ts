@@ -167,7 +167,11 @@ export class Registry {
     // A release may create new releasables (a class that rebuilds a scratch
     // object, say): they join the registry and are released in the next
     // round, newest first again. A release that keeps creating objects is
-    // stopped after a bounded number of rounds and reported.
+    // stopped after a bounded number of rounds and reported. What it left stays
+    // registered: the registry does not lose track of a live object, and the
+    // next releaseAll() tries again and reports again (a releaseAll() called
+    // from inside a release returns its failures to that release, which may
+    // drop them: the caller's own releaseAll() must still hear of it).
     for (let round = 0; this.#live.size > 0; round++) {
       if (round === MAX_RELEASE_ROUNDS) {
         const left = [...this.#live.values()].map((ref) => ref.deref()).filter((o) => o !== undefined && !o.released);
@@ -177,7 +181,6 @@ export class Registry {
             cause: new Error(`releases kept creating objects for ${MAX_RELEASE_ROUNDS} rounds; this one was left live`),
           });
         }
-        this.#live.clear();
         break;
       }
       const refs = [...this.#live.values()];

@@ -66,7 +66,16 @@ describe('hostile input, kernel', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^released 5 failures 0 live 0$/m);
     assert.match(r.stdout, /^all released true made 5$/m);
-    assert.match(r.stdout, /^forever failures 1 live 0$/m);
+    // What the bound left stays registered, and the next releaseAll() reports it again.
+    assert.match(r.stdout, /^forever failures 1 live 1$/m);
+    assert.match(r.stdout, /^again failures 1 live 1$/m);
+  });
+
+  it('endless creation is reported by releaseAll() after a release that called releaseAll() itself (hostile-input core.Registry)', async () => {
+    const r = await runNode(script, ['registry-reentrant-release']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^after a reentrant release: failures 1 live 1$/m);
+    assert.match(r.stdout, /^cause: releases kept creating objects for 100 rounds; this one was left live$/m);
   });
 
   it('finalizeAsync({ timeoutMs: Infinity }) waits for its drains; bad timeouts are RangeErrors', async () => {
