@@ -1,15 +1,17 @@
-// One case in its own process: `node --expose-gc child.mjs <seed>`. Prints one result line
+// One case in its own process: `node --expose-gc child.mjs <target#n>`. Prints one result line
 // (`hostile-result {...}`): the plan, every call with its value or error, and the problems
 // found on the way. The parent (lib/judge.mjs) judges the rest: status, signal, crash, hang.
 
 import { countJudgedCallsOnly, instrument } from '@peclet/test-harness/public-api';
-import { modulesOf, plan as planOf, targets } from './lib/cases.mjs';
+import { caseSeed, modulesOf, parseCaseId, plan as planOf, targets } from './lib/cases.mjs';
 import { recorder } from './lib/check.mjs';
 import { random } from './lib/random.mjs';
 
-const seed = Number(process.argv[2]);
-const plan = planOf(seed);
-const h = recorder(seed, plan);
+const id = process.argv[2];
+const { target, n } = parseCaseId(id);
+const plan = planOf(target, n);
+const seed = caseSeed(target, n);
+const h = recorder(id, plan);
 const api = { r: random(seed) };
 // The modules through a view that records which public members the case's judged calls reach.
 countJudgedCallsOnly();

@@ -1,9 +1,11 @@
-// A case is (target, seed): the seed picks the target (round robin, so every target is hit in
-// every run of a few hundred cases) and then, through mulberry32, every argument. A target's
-// main choice (which member, which reader) is `r.member(list)`: round robin too, over the
-// target's own cases (seed ÷ target count), so that a run of k cases per target reaches every
-// member of a list of k or fewer — the coverage the run reports and, in a full run, asserts.
-// Pure: the parent and the replay rebuild the plan from the seed alone.
+// A case is the n-th case of a target, named `target#n` for good: its plan depends on the
+// target's name and n alone, so adding, removing or reordering other targets (or building
+// without @peclet/mpi, which drops its targets) changes no case. Through mulberry32 seeded from
+// (target, n) it draws every argument. A target's main choice (which member, which reader) is
+// `r.member(list)`: round robin over n, so that k cases of a target reach every member of a
+// list of k or fewer — the coverage the run reports and, in a full run, asserts. A run is a
+// batch: round robin over the targets, rounds `first`, `first + 1`, …
+// Pure: the parent and the replay rebuild the plan from the id alone.
 
 import { coreTargets } from './core.mjs';
 import { couplingTargets } from './coupling.mjs';
@@ -29,16 +31,45 @@ export const targets = {
 };
 export const targetNames = Object.keys(targets);
 
-/** The plan of `seed`: `{ target, ..., memoryLimitKiB?, expect? }` (JSON). */
-export function plan(seed) {
-  const target = targetNames[seed % targetNames.length];
-  const round = Math.floor(seed / targetNames.length);
-  const r = random(seed ^ 0x9e3779b9);
+/** The id of the n-th case of `target`. */
+export const caseId = (target, n) => `${target}#${n}`;
+
+/** `{ target, n }` of an id `target#n`; throws a TypeError naming what is wrong. */
+export function parseCaseId(id) {
+  const at = typeof id === 'string' ? id.lastIndexOf('#') : -1;
+  const target = at > 0 ? id.slice(0, at) : undefined;
+  const n = at > 0 && /^\d+$/.test(id.slice(at + 1)) ? Number(id.slice(at + 1)) : Number.NaN;
+  if (target === undefined || !Number.isSafeInteger(n))
+    throw new TypeError(`a case is named 'target#n' (n a non-negative integer), got ${JSON.stringify(id)}`);
+  if (!Object.hasOwn(targets, target)) {
+    const why = target.startsWith('mpi.') ? ' (its targets exist where @peclet/mpi was built)' : '';
+    throw new TypeError(`no target ${JSON.stringify(target)}${why}; the targets are: ${targetNames.join(', ')}`);
+  }
+  return { target, n };
+}
+
+/** The 32-bit seed of the n-th case of `target` (FNV-1a of the name, mixed with n). */
+export function caseSeed(target, n) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < target.length; i++) h = Math.imul(h ^ target.charCodeAt(i), 0x01000193);
+  h = (h ^ Math.imul(n >>> 0, 0x9e3779b1) ^ Math.floor(n / 2 ** 32)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** The plan of the n-th case of `target`: `{ target, ..., memoryLimitKiB?, expect? }` (JSON). */
+export function plan(target, n) {
+  const r = random(caseSeed(target, n) ^ 0x9e3779b9);
   r.member = (list) => {
     r.next(); // the same stream whether a choice is random or round robin
-    return list[round % list.length];
+    return list[n % list.length];
   };
   return { target, ...targets[target].build(r) };
+}
+
+/** The i-th case of the batch that starts at round `first`: `{ target, n }`. */
+export function batchCase(first, i) {
+  return { target: targetNames[i % targetNames.length], n: first + Math.floor(i / targetNames.length) };
 }
 
 /** The modules a target's child loads. */

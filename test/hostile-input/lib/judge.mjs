@@ -6,7 +6,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crashSignals, describeEnd, findCrash, run } from '@peclet/test-harness';
-import { plan as planOf } from './cases.mjs';
+import { parseCaseId, plan as planOf } from './cases.mjs';
 import { RESULT_PREFIX } from './check.mjs';
 
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,11 +15,12 @@ const child = join(packageRoot, 'child.mjs');
 /** Seconds a case may take before it is a hang. */
 export const caseTimeoutMs = 20_000;
 
-/** Runs the case of `seed`; resolves with `{ seed, plan, result, report, problems }`. */
-export async function runCase(seed) {
-  const plan = planOf(seed);
+/** Runs the case `id` (`target#n`); resolves with `{ id, plan, result, report, problems }`. */
+export async function runCase(id) {
+  const { target, n } = parseCaseId(id);
+  const plan = planOf(target, n);
   const started = performance.now();
-  const result = await run(process.execPath, ['--expose-gc', child, String(seed)], {
+  const result = await run(process.execPath, ['--expose-gc', child, id], {
     cwd: packageRoot,
     timeoutMs: caseTimeoutMs,
     memoryLimitKiB: plan.memoryLimitKiB,
@@ -64,7 +65,7 @@ export async function runCase(seed) {
     const runs = result.stdout.split('\n').filter((l) => l.startsWith('own SIGTERM handler ran')).length;
     if (runs !== 1) problems.push(`the script's own SIGTERM handler ran ${runs} times, expected once`);
   }
-  return { seed, plan, result, report, problems, ms: performance.now() - started };
+  return { id, plan, result, report, problems, ms: performance.now() - started };
 }
 
 /** The family of a failure: its target and first problem with numbers and details stripped. */
@@ -79,6 +80,7 @@ export function family(outcome) {
   return `${outcome.plan.target}: ${gist}`;
 }
 
-export function replayCommand(seed) {
-  return `node test/hostile-input/replay.mjs ${seed}`;
+/** The shell command that replays case `id`. */
+export function replayCommand(id) {
+  return `node test/hostile-input/replay.mjs '${id.replaceAll("'", "'\\''")}'`;
 }

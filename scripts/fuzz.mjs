@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// `pnpm fuzz`: exploration with fresh seeds, for as long as asked. CI replays fixed batches and
+// the regression corpora (so its verdict is the same for the same commit); this is where new
+// defects are found. Run it in every session that changes code; each failure becomes a fix and
+// an entry of the corpus it prints.
+//
+//   pnpm fuzz [-- --minutes 20] [--jobs 4] [--only hostile|programs]
+//
+// Alternates batches of hostile-input cases (test/hostile-input: two fresh rounds of every
+// target, from a random round at or past 10^6, far from CI's rounds) and random programs
+// (test/exit-matrix/fuzz: 100 from a random seed at or past 10^6), every package built first
+// (`pnpm build`). Prints each failure with its replay command and the corpus entry to add, writes
+// the whole report to .cache/fuzz/, and exits 1 if anything failed.
+
+import { randomInt } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { replayCommand as replayProgram, runProgram } from '../test/exit-matrix/fuzz/judge.mjs';
+import { inParallel } from '../test/harness/index.mjs';
+import { batchCase, caseId, targetNames } from '../test/hostile-input/lib/cases.mjs';
+import { family, replayCommand as replayCase, runCase } from '../test/hostile-input/lib/judge.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '20' },
+    jobs: { type: 'string', default: '4' },
+    only: { type: 'string' },
+  },
+});
+const minutes = Number(values.minutes);
+const jobs = Number(values.jobs);
+if (!(minutes > 0)) throw new RangeError(`--minutes must be a positive number, got ${values.minutes}`);
+if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`--jobs must be a positive integer, got ${values.jobs}`);
+if (values.only !== undefined && !['hostile', 'programs'].includes(values.only))
+  throw new RangeError(`--only must be 'hostile' or 'programs', got ${values.only}`);
+
+const deadline = Date.now() + minutes * 60_000;
+const findings = [];
+const counts = { hostile: 0, programs: 0 };
+const kinds = values.only ? [values.only] : ['hostile', 'programs'];
+
+async function hostileBatch() {
+  const first = randomInt(1_000_000, 2 ** 31);
+  const size = 2 * targetNames.length;
+  const ids = Array.from({ length: size }, (_, i) => {
+    const { target, n } = batchCase(first, i);
+    return caseId(target, n);
+  });
+  const outcomes = await inParallel(
+    ids.map((id) => () => runCase(id)),
+    jobs,
+  );
+  counts.hostile += ids.length;
+  for (const o of outcomes.filter((x) => x.problems.length > 0)) {
+    findings.push({
+      kind: 'hostile input',
+      id: o.id,
+      family: family(o),
+      problems: o.problems,
+      replay: replayCase(o.id),
+      corpus: { case: o.id, found: new Date().toISOString().slice(0, 10), defect: '…', fix: '…' },
+    });
+  }
+  return `hostile input: rounds ${first}..${first + 1} (${ids.length} cases)`;
+}
+
+async function programBatch() {
+  const first = randomInt(1_000_000, 2 ** 32 - 100);
+  const seeds = Array.from({ length: 100 }, (_, i) => first + i);
+  const results = await inParallel(
+    seeds.map((seed) => () => runProgram(seed)),
+    jobs,
+  );
+  counts.programs += seeds.length;
+  for (const r of results.filter((x) => x.problems.length > 0)) {
+    findings.push({
+      kind: 'random program',
+      id: r.seed,
+      problems: r.problems,
+      replay: replayProgram(r.seed),
+      corpus: { seed: r.seed, found: new Date().toISOString().slice(0, 10), defect: '…' },
+    });
+  }
+  return `random programs: seeds ${first}..${first + 99}`;
+}
+
+const started = Date.now();
+console.log(`fuzz: ${minutes} min, ${jobs} at a time, ${kinds.join(' and ')}`);
+for (let batch = 0; Date.now() < deadline; batch++) {
+  const kind = kinds[batch % kinds.length];
+  const what = await (kind === 'hostile' ? hostileBatch() : programBatch());
+  const elapsed = ((Date.now() - started) / 60_000).toFixed(1);
+  console.log(`[${elapsed} min] ${what}; ${findings.length} failure(s) so far`);
+}
+
+const summary = `fuzz: ${counts.hostile} hostile-input cases and ${counts.programs} random programs in ${((Date.now() - started) / 60_000).toFixed(1)} min, ${findings.length} failed`;
+console.log(`\n${summary}`);
+for (const f of findings) {
+  console.log(`\n${f.kind} ${f.id}: ${f.problems.slice(0, 3).join('; ').slice(0, 600)}`);
+  console.log(`  replay: ${f.replay}`);
+  console.log(
+    `  corpus entry (${f.kind === 'hostile input' ? 'test/hostile-input/corpus.json' : 'test/exit-matrix/fuzz/corpus.json'}): ${JSON.stringify(f.corpus)}`,
+  );
+}
+const dir = join(root, '.cache', 'fuzz');
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `${new Date().toISOString().replaceAll(':', '-')}.json`);
+writeFileSync(file, `${JSON.stringify({ summary, counts, findings }, null, 2)}\n`);
+console.log(`\nreport: ${file}`);
+process.exitCode = findings.length > 0 ? 1 : 0;
