@@ -41,6 +41,20 @@ const deadline = Date.now() + minutes * 60_000;
 const findings = [];
 const counts = { hostile: 0, programs: 0 };
 const kinds = values.only ? [values.only] : ['hostile', 'programs'];
+const dir = join(root, '.cache', 'fuzz');
+mkdirSync(dir, { recursive: true });
+const reportFile = join(dir, `${new Date().toISOString().replaceAll(':', '-')}.json`);
+
+// Each failure is printed and the report rewritten as it is found: an interrupted run loses nothing.
+function found(finding) {
+  findings.push(finding);
+  console.log(`  FAILED ${finding.kind} ${finding.id}: ${finding.problems.slice(0, 2).join('; ').slice(0, 400)}`);
+  console.log(`    replay: ${finding.replay}`);
+  writeReport();
+}
+function writeReport(summary = 'running') {
+  writeFileSync(reportFile, `${JSON.stringify({ summary, counts, findings }, null, 2)}\n`);
+}
 
 async function hostileBatch() {
   const first = randomInt(1_000_000, 2 ** 31);
@@ -55,7 +69,7 @@ async function hostileBatch() {
   );
   counts.hostile += ids.length;
   for (const o of outcomes.filter((x) => x.problems.length > 0)) {
-    findings.push({
+    found({
       kind: 'hostile input',
       id: o.id,
       family: family(o),
@@ -76,7 +90,7 @@ async function programBatch() {
   );
   counts.programs += seeds.length;
   for (const r of results.filter((x) => x.problems.length > 0)) {
-    findings.push({
+    found({
       kind: 'random program',
       id: r.seed,
       problems: r.problems,
@@ -105,9 +119,6 @@ for (const f of findings) {
     `  corpus entry (${f.kind === 'hostile input' ? 'test/hostile-input/corpus.json' : 'test/exit-matrix/fuzz/corpus.json'}): ${JSON.stringify(f.corpus)}`,
   );
 }
-const dir = join(root, '.cache', 'fuzz');
-mkdirSync(dir, { recursive: true });
-const file = join(dir, `${new Date().toISOString().replaceAll(':', '-')}.json`);
-writeFileSync(file, `${JSON.stringify({ summary, counts, findings }, null, 2)}\n`);
-console.log(`\nreport: ${file}`);
+writeReport(summary);
+console.log(`\nreport: ${reportFile}`);
 process.exitCode = findings.length > 0 ? 1 : 0;

@@ -4,6 +4,7 @@ import { ReleasedError, TeardownError, type TeardownFailure } from './errors.js'
 import { lazyState } from './load.js';
 import { Registry } from './registry.js';
 import { type FinalizeReason, traceFinalize, traceLine } from './trace.js';
+import { viewGetter } from './views.js';
 
 /** What the C++ kernel's `install()` exports under `__peclet`. */
 export interface NativeLifecycle {
@@ -13,12 +14,17 @@ export interface NativeLifecycle {
   configure(options: { threads: number; releasedError: typeof ReleasedError }): void;
   nextId(): number;
   stats(): NativeStats;
+  /** False once this env's addon handed out a copy where it meant a view (external buffers refused). */
+  zeroCopy?(): boolean;
 }
 
 /** Counters of a native module in this thread, from its ledger and registry. */
 export interface NativeStats {
   /** Live wrapped objects in this env. */
   readonly liveObjects: number;
+  /** Records the kernel keeps of zero-copy arrays it handed out, and how many of those arrays are alive. */
+  readonly exportRecords?: number;
+  readonly liveExports?: number;
   /** Live ledger allocations and bytes of this env. */
   readonly liveAllocations: number;
   readonly liveBytes: number;
@@ -233,6 +239,40 @@ export class PecletModule {
       clearTimeout(timer);
     }
     this.finalizeFor('explicit');
+  }
+
+  /**
+   * A getter of a zero-copy array of this module: one view per buffer. It returns the same typed
+   * array on every call until the native buffer behind it changes (the kernel detaches the old
+   * array before it reallocates or frees that memory), then reads a new one with `read`. The
+   * array is held weakly — a view the program no longer references is collected with
+   * everything the kernel keeps for it — and strongly only within the current job, so a hot
+   * loop costs a field read. Where the addon hands out copies (external buffers refused, or
+   * `PECLET_NO_EXTERNAL_BUFFERS=1`) nothing is kept: each call reads a fresh copy. An empty
+   * array is never kept.
+   *
+   * @param read reads the array from the native object, with that object's own checks (a
+   *   `ReleasedError` once it is released, a refusal while it runs).
+   *
+   * @example
+   * ```ts
+   * class Field extends Releasable {
+   *   readonly #values = fieldModule.zeroCopyView(() => this.#native.values);
+   *   get values(): Float64Array {
+   *     return this.#values();
+   *   }
+   * }
+   * ```
+   */
+  zeroCopyView<T extends ArrayBufferView>(read: () => T): () => T;
+  /**
+   * The same for an object holding zero-copy arrays (a container of a network's arrays, say):
+   * `isCurrent(value)` says whether a value kept still shows the native memory (typically: one
+   * of its arrays is not detached).
+   */
+  zeroCopyView<T extends object>(read: () => T, isCurrent: (value: T) => boolean): () => T;
+  zeroCopyView<T extends object>(read: () => T, isCurrent?: (value: T) => boolean): () => T {
+    return viewGetter(read, () => this.#loadedNative()?.__peclet.zeroCopy?.() ?? true, isCurrent);
   }
 
   /** Native counters (live objects, ledger bytes, pool), or undefined without an addon. */

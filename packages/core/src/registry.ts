@@ -183,11 +183,15 @@ export class Registry {
         }
         break;
       }
-      const refs = [...this.#live.values()];
-      for (let i = refs.length - 1; i >= 0; i--) {
-        const object = refs[i]?.deref();
+      const entries = [...this.#live];
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [id, ref] = entries[i] as [number, WeakRef<Releasable>];
+        const object = ref.deref();
         if (object === undefined) continue;
+        // An object added twice (registry.add of a live one) has two entries: each is forgotten
+        // by its own id, not only by the object's.
         if (object.released) {
+          this.#live.delete(id);
           this.delete(object);
           continue;
         }
@@ -197,6 +201,7 @@ export class Registry {
           failures.push({ label: `${object.className}#${object.id}`, cause });
         }
         // releaseBy() forgets it; a failed release must not bring it back next round.
+        this.#live.delete(id);
         this.delete(object);
         released++;
       }

@@ -71,6 +71,12 @@ describe('hostile input, kernel', () => {
     assert.match(r.stdout, /^again failures 1 live 1$/m);
   });
 
+  it('an object added twice is released once and leaves no entry (hostile-input core.Registry#1261501278)', async () => {
+    const r = await runNode(script, ['registry-added-twice']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^added twice: released 2 failures 0 live 0$/m);
+  });
+
   it('endless creation is reported by releaseAll() after a release that called releaseAll() itself (hostile-input core.Registry)', async () => {
     const r = await runNode(script, ['registry-reentrant-release']);
     assert.equal(r.status, 0, r.stderr);

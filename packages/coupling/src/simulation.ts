@@ -161,8 +161,12 @@ export class CoupledSimulation implements Disposable {
   #superficial: [number, number, number] | undefined;
   #drive: [number, number, number];
   readonly #limits: { particle: number };
-  #arrays: CouplerArrays | undefined;
-  #generation = -1;
+  // One view per buffer, held weakly: the same arrays until a new sphere count (which
+  // reallocates them after detaching the old ones) or release.
+  readonly #arrays = couplingModule.zeroCopyView(
+    () => this.#coupler.arrays(),
+    (arrays) => arrays.voidFraction.byteLength !== 0 && arrays.dragForces.byteLength !== 0,
+  );
   #time = 0;
   #stepCount = 0;
   #running = false;
@@ -374,7 +378,6 @@ export class CoupledSimulation implements Disposable {
     this.#coupler.release();
     this.#lattice.release();
     owned.delete(this.#coupler.id);
-    this.#arrays = undefined;
   }
   [Symbol.dispose](): void {
     this.release();
@@ -606,11 +609,7 @@ export class CoupledSimulation implements Disposable {
 
   #views(): CouplerArrays {
     this.#live();
-    if (this.#arrays === undefined || this.#generation !== this.#coupler.generation) {
-      this.#arrays = this.#coupler.arrays();
-      this.#generation = this.#coupler.generation;
-    }
-    return this.#arrays;
+    return this.#arrays();
   }
 
   // The lattice, after checking that this object, its dem simulation and its lattice are live:

@@ -60,7 +60,9 @@ function renameRadius<T>(fixedRadius: boolean, body: () => T): T {
  * Arrays (`positions`, `velocities`, `angularVelocities`, `forces`, `radii`) are zero-copy,
  * read-only views of native memory in the order spheres were added: they are refreshed in place
  * at the end of every step, detached (length 0) when spheres are added (read them again) and
- * when the simulation is released or its module finalized. Writing to them changes nothing —
+ * when the simulation is released or its module finalized. One view per buffer: a getter returns
+ * the same array (`s.positions === s.positions`) until one of those detaches it, and reading it
+ * in a loop costs a field read and allocates nothing. Writing to them changes nothing —
  * except `externalForces`, the per-sphere forces every step adds (see its doc).
  * With `executionSpace: 'webgpu'` the same model runs in compute shaders: stepping is
  * asynchronous (`run`, `depositAsync`) and the arrays are copies of the state read back after the
@@ -91,6 +93,13 @@ export class Simulation implements Disposable {
   #releasedByCall = false;
   #running = false;
   #softContactWarned = false;
+  // One view per buffer (host): the same array until addSpheres or release detaches it.
+  readonly #positions = demModule.zeroCopyView(() => this.#native.positions);
+  readonly #velocities = demModule.zeroCopyView(() => this.#native.velocities);
+  readonly #angularVelocities = demModule.zeroCopyView(() => this.#native.angularVelocities);
+  readonly #forces = demModule.zeroCopyView(() => this.#native.forces);
+  readonly #radii = demModule.zeroCopyView(() => this.#native.radii);
+  readonly #externalForces = demModule.zeroCopyView(() => this.#native.externalForces);
 
   /** Throws TypeError/RangeError naming the option at fault (e.g. `contact.restitution`). */
   constructor(options: SimulationOptions) {
@@ -442,23 +451,26 @@ export class Simulation implements Disposable {
   }
   /** 3N centre coordinates (m); wrapped into the box on periodic axes. Read-only view (host), copy (webgpu). */
   get positions(): Float64Array {
-    return this.#device()?.positions() ?? this.#native.positions;
+    return this.#device()?.positions() ?? (this.#running ? this.#native.positions : this.#positions());
   }
   /** 3N velocities (m/s). Read-only view (host), copy (webgpu). */
   get velocities(): Float64Array {
-    return this.#device()?.velocities() ?? this.#native.velocities;
+    return this.#device()?.velocities() ?? (this.#running ? this.#native.velocities : this.#velocities());
   }
   /** 3N angular velocities (rad/s). Read-only view (host), copy (webgpu). */
   get angularVelocities(): Float64Array {
-    return this.#device()?.angularVelocities() ?? this.#native.angularVelocities;
+    return (
+      this.#device()?.angularVelocities() ??
+      (this.#running ? this.#native.angularVelocities : this.#angularVelocities())
+    );
   }
   /** 3N total forces (N) of the last step: contacts, walls, gravity and `externalForces`. Read-only view (host), copy (webgpu). */
   get forces(): Float64Array {
-    return this.#device()?.forces() ?? this.#native.forces;
+    return this.#device()?.forces() ?? (this.#running ? this.#native.forces : this.#forces());
   }
   /** N radii (m). Read-only view (host), copy (webgpu). */
   get radii(): Float64Array {
-    return this.#device()?.radii() ?? this.#native.radii;
+    return this.#device()?.radii() ?? (this.#running ? this.#native.radii : this.#radii());
   }
   /** N masses (kg), in the order spheres were added: a copy. */
   get masses(): Float64Array {
@@ -483,7 +495,7 @@ export class Simulation implements Disposable {
     if (this.#gpu !== undefined) {
       fail('type', 'externalForces', "external forces are not supported on executionSpace 'webgpu'");
     }
-    return this.#native.externalForces;
+    return this.#running ? this.#native.externalForces : this.#externalForces();
   }
   /** N flags, 1 for a fixed sphere (see `addSpheres`); a copy. */
   get fixed(): Uint8Array {

@@ -45,7 +45,9 @@ function divergedError(what: string, failing: number, kept: string): Error {
  * Fields (`velocity`, 3 per voxel interleaved; `density`) are zero-copy views over the whole
  * image in C order (0 in solid voxels), refreshed at the end of every `step()` and `run()`;
  * `porosity` and `force` are writable views the next step reads. All are detached (length 0)
- * once the lattice is released or its module finalized.
+ * once the lattice is released or its module finalized. One view per buffer: each getter returns
+ * the same array (`l.velocity === l.velocity`) until then, so reading it in a loop allocates
+ * nothing.
  *
  * @example
  * ```ts
@@ -69,6 +71,12 @@ export class Lattice implements Disposable {
   readonly #mpi: Distributed | undefined;
   #releasedByCall = false;
   #running = false;
+  // One view per buffer (host): the same array until release or finalize detaches it (over MPI,
+  // this rank's planes of it).
+  readonly #velocity = flowModule.zeroCopyView(() => this.#field(this.#native.velocity, 3));
+  readonly #density = flowModule.zeroCopyView(() => this.#field(this.#native.density, 1));
+  readonly #porosity = flowModule.zeroCopyView(() => this.#field(this.#native.porosity, 1));
+  readonly #force = flowModule.zeroCopyView(() => this.#field(this.#native.force, 3));
 
   /**
    * Throws TypeError/RangeError naming the option at fault. With `mpi` the construction is
@@ -182,8 +190,7 @@ export class Lattice implements Disposable {
    */
   get velocity(): Float64Array | Float32Array {
     if (this.#gpu !== undefined) return this.#liveGpu().velocity();
-    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.velocity, 3);
-    return this.#native.velocity;
+    return this.#running ? this.#field(this.#native.velocity, 3) : this.#velocity();
   }
   /**
    * Density per voxel (rest density 1; pressure = density/3); 0 in solid. Zero-copy (host); on
@@ -191,8 +198,7 @@ export class Lattice implements Disposable {
    */
   get density(): Float64Array | Float32Array {
     if (this.#gpu !== undefined) return this.#liveGpu().density();
-    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.density, 1);
-    return this.#native.density;
+    return this.#running ? this.#field(this.#native.density, 1) : this.#density();
   }
   /**
    * Writable porosity ε per voxel (default 1), read by every step (Guo & Zhao's equilibrium and
@@ -200,14 +206,17 @@ export class Lattice implements Disposable {
    */
   get porosity(): Float64Array {
     if (this.#gpu !== undefined) this.#hostOnly('porosity');
-    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.porosity, 1);
-    return this.#native.porosity;
+    return this.#running ? this.#field(this.#native.porosity, 1) : this.#porosity();
   }
   /** Writable body force per voxel, 3 per voxel, lattice units, added to `bodyForce`. Not on `webgpu`. */
   get force(): Float64Array {
     if (this.#gpu !== undefined) this.#hostOnly('force');
-    if (this.#mpi !== undefined) return this.#mpi.owned(this.#native.force, 3);
-    return this.#native.force;
+    return this.#running ? this.#field(this.#native.force, 3) : this.#force();
+  }
+
+  // A field of the native lattice as the getters hand it out: over MPI, this rank's planes.
+  #field<T extends Float64Array | Float32Array>(field: T, components: number): T {
+    return this.#mpi === undefined ? field : this.#mpi.owned(field, components);
   }
 
   #liveGpu(): GpuPath {

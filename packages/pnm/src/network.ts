@@ -5,7 +5,7 @@
 import { fail } from '@peclet/core';
 import { type VoxelImage, writeVtp } from '@peclet/io';
 import type { NetworkArrays, PoreArrays, ThroatArrays } from './arrays.js';
-import { type NativeNetwork, type NativeNetworkInfo, native } from './native.js';
+import { type NativeNetwork, type NativeNetworkInfo, native, pnmModule } from './native.js';
 import { readDiffusion, readDrainage, readExtract, readStokes } from './options.js';
 import { type NetworkStatistics, type NetworkStatisticsOptions, networkStatistics } from './statistics.js';
 import type {
@@ -61,8 +61,18 @@ function wrap(nativeNetwork: NativeNetwork): Network {
 export class Network implements Disposable, NetworkArrays {
   readonly #native: NativeNetwork;
   readonly #info: NativeNetworkInfo;
-  #arrays: { pores: PoreArrays; throats: ThroatArrays } | undefined;
   #releasedByCall = false;
+  // One view per buffer, held weakly: the same arrays (and containers) until release detaches
+  // them. The containers are frozen (the typed arrays in them stay writable): replacing an array
+  // would give the writers and statistics other values than the solvers read.
+  readonly #arrays = pnmModule.zeroCopyView(
+    () => {
+      const { pores, throats } = this.#native.arrays();
+      return { pores: Object.freeze(pores), throats: Object.freeze(throats) };
+    },
+    (views) => views.pores.label.byteLength !== 0,
+  );
+  readonly #regions = pnmModule.zeroCopyView(() => this.#native.regions());
 
   /**
    * @internal Networks come from {@link extract} and {@link extractAsync}: anything else (a
@@ -133,19 +143,13 @@ export class Network implements Disposable, NetworkArrays {
   get throats(): ThroatArrays {
     return this.#views().throats;
   }
-  /** The watershed's region label of every voxel (0 in solid), C order over the image (zero-copy). */
+  /** The watershed's region label of every voxel (0 in solid), C order over the image (zero-copy; the same array until release). */
   get regions(): Int32Array {
-    return this.#native.regions();
+    return this.#regions();
   }
 
   #views(): { pores: PoreArrays; throats: ThroatArrays } {
-    if (this.#arrays === undefined || this.#native.released) {
-      // The containers are frozen (the typed arrays in them stay writable): replacing an array
-      // would give the writers and statistics other values than the solvers read.
-      const { pores, throats } = this.#native.arrays();
-      this.#arrays = { pores: Object.freeze(pores), throats: Object.freeze(throats) };
-    }
-    return this.#arrays;
+    return this.#arrays();
   }
 
   /**

@@ -46,13 +46,37 @@ export const native = lazyAddon<VoroBinding>(
   },
   // `using tessellation = tessellate(...)` releases it at the end of the block.
   (binding) => {
-    Object.defineProperty(binding.Tessellation.prototype, Symbol.dispose, {
+    const proto = binding.Tessellation.prototype;
+    Object.defineProperty(proto, Symbol.dispose, {
       value(this: { release(): void }) {
         this.release();
       },
     });
+    // One view per buffer (PecletModule.zeroCopyView): each array getter returns the same typed
+    // array until an update or release detaches it, held weakly.
+    for (const name of viewNames) {
+      const read = Object.getOwnPropertyDescriptor(proto, name)?.get;
+      if (read === undefined) throw new Error(`the voro addon has no getter ${name}`);
+      Object.defineProperty(proto, name, {
+        configurable: true,
+        enumerable: true,
+        get(this: { [views]?: Record<string, () => ArrayBufferView> }) {
+          const own = this[views] ?? defineViews(this);
+          const getter = own[name] ?? (own[name] = voroModule.zeroCopyView(() => read.call(this)));
+          return getter();
+        },
+      });
+    }
   },
 );
+
+const viewNames = ['volumes', 'centroids', 'neighborOffsets', 'neighbors', 'faceAreas'];
+const views = Symbol('views');
+function defineViews(object: { [views]?: Record<string, () => ArrayBufferView> }): Record<string, () => ArrayBufferView> {
+  const own: Record<string, () => ArrayBufferView> = {};
+  Object.defineProperty(object, views, { value: own });
+  return own;
+}
 
 /** @internal The voro module in this thread. */
 export const voroModule = defineModule({ name: 'voro', native, executionSpace: 'host' });

@@ -208,18 +208,33 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
 
   /// Registers a zero-copy export; prunes collected records as it goes.
   std::shared_ptr<ExportRecord> addExport() {
-    if (exports_.size() >= pruneAt_) {
-      exports_.erase(std::remove_if(exports_.begin(), exports_.end(),
-                                    [this](const std::shared_ptr<ExportRecord>& e) {
-                                      if (!e->collected) return false;
-                                      if (e->buffer) napi_delete_reference(env_, e->buffer);
-                                      return true;
-                                    }),
-                     exports_.end());
-      pruneAt_ = std::max<std::size_t>(64, exports_.size() * 2);
-    }
+    if (exports_.size() >= pruneAt_) pruneExports();
     exports_.push_back(std::make_shared<ExportRecord>());
     return exports_.back();
+  }
+
+  /// Forgets the records of collected arrays (and their weak references).
+  void pruneExports() noexcept {
+    exports_.erase(std::remove_if(exports_.begin(), exports_.end(),
+                                  [this](const std::shared_ptr<ExportRecord>& e) {
+                                    if (!e->collected) return false;
+                                    if (e->buffer) napi_delete_reference(env_, e->buffer);
+                                    return true;
+                                  }),
+                   exports_.end());
+    pruneAt_ = std::max<std::size_t>(64, exports_.size() * 2);
+  }
+
+  /// An export was handed out as a copy (external buffers refused): from now on the JS half
+  /// keeps no view of this env, since a copy does not follow the native memory.
+  void noteCopiedExport() noexcept { copiedExports_ = true; }
+  bool copiedExports() const noexcept { return copiedExports_; }
+
+  /// Records of exported arrays: all kept, and those whose array is still alive.
+  std::pair<std::size_t, std::size_t> exportCounts() const noexcept {
+    std::size_t alive = 0;
+    for (const auto& e : exports_) alive += e->collected ? 0 : 1;
+    return {exports_.size(), alive};
   }
 
   /// Detaches one export's ArrayBuffer (JS context only) and drops its
@@ -399,6 +414,7 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   std::vector<std::shared_ptr<ExportRecord>> exports_;
   std::vector<std::shared_ptr<Work>> works_;
   std::size_t pruneAt_ = 64;
+  bool copiedExports_ = false;
   std::map<std::string, napi_ref> constructors_;
   napi_ref releasedErrorClass_ = nullptr;
   bool finalized_ = false;

@@ -134,6 +134,11 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
                   LedgerCounts mine = ledger().forEnv(s->id());
                   LedgerCounts all = ledger().total();
                   o.Set("liveObjects", static_cast<double>(s->registry().size()));
+                  // Zero-copy arrays: records the kernel keeps, and those whose array is alive.
+                  s->pruneExports();
+                  auto [kept, alive] = s->exportCounts();
+                  o.Set("exportRecords", static_cast<double>(kept));
+                  o.Set("liveExports", static_cast<double>(alive));
                   o.Set("liveAllocations", static_cast<double>(mine.liveAllocations));
                   o.Set("liveBytes", static_cast<double>(mine.liveBytes));
                   o.Set("moduleLiveBytes", static_cast<double>(all.liveBytes));
@@ -144,6 +149,10 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
                   o.Set("finalized", s->finalized());
                   o.Set("runtimeFinalized", runtime().finalized());
                   return o;
+                }));
+  // Whether the zero-copy getters hand out views (not copies): the JS half keeps only views.
+  lifecycle.Set("zeroCopy", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  return Napi::Boolean::New(info.Env(), !envState(info.Env())->copiedExports());
                 }));
   exports.Set("__peclet", lifecycle);
   return state;

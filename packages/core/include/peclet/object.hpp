@@ -5,6 +5,7 @@
 
 #include <napi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -59,6 +60,14 @@ class Object : public Napi::ObjectWrap<T>, public Releasable {
     return Napi::ObjectWrap<T>::InstanceAccessor(name, static_cast<Callback>(&Object::template Guarded<M>), nullptr,
                                                  napi_enumerable, const_cast<char*>(name));
   }
+  /// A getter of a zero-copy array (exportArray): configurable, so that the JS half can put the
+  /// one-view-per-buffer cache of `PecletModule.zeroCopyView` in front of it.
+  template <Callback M>
+  static Napi::ClassPropertyDescriptor<T> ArrayGetter(const char* name) {
+    return Napi::ObjectWrap<T>::InstanceAccessor(name, static_cast<Callback>(&Object::template Guarded<M>), nullptr,
+                                                 static_cast<napi_property_attributes>(napi_enumerable | napi_configurable),
+                                                 const_cast<char*>(name));
+  }
   /// `release()` (idempotent) and `released`.
   static std::vector<Napi::ClassPropertyDescriptor<T>> LifecycleMembers() {
     return {
@@ -85,6 +94,18 @@ class Object : public Napi::ObjectWrap<T>, public Releasable {
   Napi::TypedArrayOf<E> exportArray(Napi::Env env, std::shared_ptr<const void> owner, E* data, std::size_t length) {
     auto record = state_->addExport();
     Napi::TypedArrayOf<E> array = makeArray<E>(env, std::move(owner), data, length, record);
+    if (length > 0 && record->buffer == nullptr) state_->noteCopiedExport();
+    // Arrays collected since are forgotten here too (amortized), so an object read in a loop
+    // keeps what its live arrays need, not one entry per read.
+    if (views_.size() >= viewsPruneAt_) {
+      views_.erase(std::remove_if(views_.begin(), views_.end(),
+                                  [](const std::weak_ptr<ExportRecord>& w) {
+                                    auto e = w.lock();
+                                    return !e || e->collected;
+                                  }),
+                   views_.end());
+      viewsPruneAt_ = std::max<std::size_t>(16, views_.size() * 2);
+    }
     views_.push_back(record);
     return array;
   }
@@ -177,6 +198,7 @@ class Object : public Napi::ObjectWrap<T>, public Releasable {
 
   std::shared_ptr<EnvState> state_;
   std::vector<std::weak_ptr<ExportRecord>> views_;
+  std::size_t viewsPruneAt_ = 16;
 };
 
 }  // namespace peclet

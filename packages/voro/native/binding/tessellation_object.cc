@@ -98,11 +98,11 @@ Request readRequest(const Napi::CallbackInfo& info) {
 Napi::Function Tessellation::Init(Napi::Env env) {
   auto members = LifecycleMembers();
   members.push_back(Getter<&Tessellation::Size>("size"));
-  members.push_back(Getter<&Tessellation::Volumes>("volumes"));
-  members.push_back(Getter<&Tessellation::Centroids>("centroids"));
-  members.push_back(Getter<&Tessellation::NeighborOffsets>("neighborOffsets"));
-  members.push_back(Getter<&Tessellation::Neighbors>("neighbors"));
-  members.push_back(Getter<&Tessellation::FaceAreas>("faceAreas"));
+  members.push_back(ArrayGetter<&Tessellation::Volumes>("volumes"));
+  members.push_back(ArrayGetter<&Tessellation::Centroids>("centroids"));
+  members.push_back(ArrayGetter<&Tessellation::NeighborOffsets>("neighborOffsets"));
+  members.push_back(ArrayGetter<&Tessellation::Neighbors>("neighbors"));
+  members.push_back(ArrayGetter<&Tessellation::FaceAreas>("faceAreas"));
   members.push_back(Method<&Tessellation::Cell>("cell"));
   members.push_back(Method<&Tessellation::Update>("update"));
   members.push_back(Method<&Tessellation::Stats>("stats"));
