@@ -4,7 +4,11 @@
 //   2. finalize() with 10^6 live native objects (target < 0.3 s);
 //   3. added exit latency of a script with 10^5 live objects (target < 50 ms):
 //      kernel objects vs plain objects, from the script's last statement to
-//      the process's exit as seen by the parent.
+//      the process's exit as seen by the parent;
+//   4. a zero-copy getter (PecletModule.zeroCopyView over a Field's values):
+//      repeated reads beside reading the array kept in a variable (target
+//      <= 2x), the first read after the view was invalidated, and the native
+//      getter alone (a new view per read, as every getter was before).
 // Figures only, no asserts: speed is measured here, never in tests.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +79,50 @@ for (let i = 0; i < 7; i++) {
 const kernelMs = median(kernelExit);
 const plainMs = median(plainExit);
 
+// 4. Zero-copy getters: ns per element read in a loop of 10^7 (median of 7), on the addon's
+// other module (alpha was finalized above).
+const beta = load('beta');
+const field = new beta.native.Field(1000);
+const n4 = field.values.length;
+const cachedGetter = beta.mod.zeroCopyView(() => field.values);
+const reads = 10_000_000;
+const perRead = (loop) => {
+  loop(reads / 10); // warm-up
+  const times = [];
+  for (let round = 0; round < 7; round++) {
+    const t0 = process.hrtime.bigint();
+    loop(reads);
+    times.push(Number(process.hrtime.bigint() - t0) / reads);
+  }
+  return median(times);
+};
+const kept = field.values;
+const variableNs = perRead((count) => {
+  let s = 0;
+  for (let i = 0; i < count; i++) s += kept[i % n4];
+  return s;
+});
+const repeatedNs = perRead((count) => {
+  let s = 0;
+  for (let i = 0; i < count; i++) s += cachedGetter()[i % n4];
+  return s;
+});
+// A read after invalidation: the getter holds nothing (a new one each time), so the read goes
+// to the native getter and keeps what it made.
+const invalidatedNs =
+  perRead((count) => {
+    let s = 0;
+    for (let i = 0; i < count / 100; i++) s += beta.mod.zeroCopyView(() => field.values)()[i % n4];
+    return s;
+  }) * 100;
+const nativeNs =
+  perRead((count) => {
+    let s = 0;
+    for (let i = 0; i < count / 100; i++) s += field.values[i % n4];
+    return s;
+  }) * 100;
+field.release();
+
 const row = (what, ours, reference, ratio, target) =>
   console.log(`${what.padEnd(44)} ${ours.padStart(14)} ${reference.padStart(14)} ${ratio.padStart(10)}   ${target}`);
 console.log(`@peclet/core kernel benchmark (node ${process.version}, median of 7 unless noted)`);
@@ -93,5 +141,20 @@ row(
   `${plainMs.toFixed(1)} ms`,
   `+${(kernelMs - plainMs).toFixed(1)} ms`,
   '< 50 ms added',
+);
+row(
+  'zero-copy getter, repeated read',
+  `${repeatedNs.toFixed(1)} ns`,
+  `${variableNs.toFixed(1)} ns`,
+  `${(repeatedNs / variableNs).toFixed(2)}x`,
+  '<= 2x of a kept variable',
+);
+row('zero-copy getter, first read after invalidation', `${invalidatedNs.toFixed(0)} ns`, '-', '-', '-');
+row(
+  'native getter alone (a new view per read)',
+  `${nativeNs.toFixed(0)} ns`,
+  `${variableNs.toFixed(1)} ns`,
+  `${(nativeNs / variableNs).toFixed(0)}x`,
+  '-',
 );
 if (!allReleased) console.log('warning: not every object reported released after finalize()');

@@ -62,7 +62,11 @@ export const native = lazyAddon<VoroBinding>(
         enumerable: true,
         get(this: { [views]?: Record<string, () => ArrayBufferView> }) {
           const own = this[views] ?? defineViews(this);
-          const getter = own[name] ?? (own[name] = voroModule.zeroCopyView(() => read.call(this)));
+          let getter = own[name];
+          if (getter === undefined) {
+            getter = voroModule.zeroCopyView(() => read.call(this));
+            own[name] = getter;
+          }
           return getter();
         },
       });
@@ -72,7 +76,9 @@ export const native = lazyAddon<VoroBinding>(
 
 const viewNames = ['volumes', 'centroids', 'neighborOffsets', 'neighbors', 'faceAreas'];
 const views = Symbol('views');
-function defineViews(object: { [views]?: Record<string, () => ArrayBufferView> }): Record<string, () => ArrayBufferView> {
+function defineViews(object: {
+  [views]?: Record<string, () => ArrayBufferView>;
+}): Record<string, () => ArrayBufferView> {
   const own: Record<string, () => ArrayBufferView> = {};
   Object.defineProperty(object, views, { value: own });
   return own;

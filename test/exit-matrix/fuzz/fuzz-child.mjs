@@ -551,6 +551,31 @@ async function runOp(op) {
       }
       return;
     }
+    case 'hot-read': {
+      // A zero-copy getter read in a hot loop, as a simulation script reads it every step: one
+      // view per buffer (the same array every read), nothing allocated per read.
+      const entry = slots[op.slot];
+      if (!entry?.array || !idle(entry.module)) return;
+      if (stale(entry)) {
+        expectReleasedError(entry.array, `${entry.label} array`);
+        return;
+      }
+      const first = entry.array();
+      let same = 0;
+      let sum = 0;
+      for (let i = 0; i < op.reads; i++) {
+        const view = entry.array();
+        if (view === first) same++;
+        if (view.length > 0) sum += Number(view[i % view.length]);
+      }
+      // The kernel's test addon (alpha) has no JS half: its native getter makes a view per read.
+      if (entry.module !== 'alpha')
+        check(same === op.reads, `${entry.label}: ${op.reads - same} of ${op.reads} reads returned another array`);
+      check(first.length === entry.length, `${entry.label}: array of length ${first.length}, not ${entry.length}`);
+      check(!Number.isNaN(sum) || entry.module === 'flow', `${entry.label}: NaN read from its array`);
+      arrays.push({ entry, view: first });
+      return;
+    }
     case 'release': {
       const entry = slots[op.slot];
       if (!entry) return;

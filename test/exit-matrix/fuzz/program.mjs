@@ -67,7 +67,8 @@ export function program(seed, { worker = false } = {}) {
     }
     const slot = r.int(0, slots.length - 1);
     if (roll < 0.35) ops.push({ op: 'use', slot });
-    else if (roll < 0.43) ops.push({ op: 'array', slot });
+    else if (roll < 0.4) ops.push({ op: 'array', slot });
+    else if (roll < 0.43) ops.push({ op: 'hot-read', slot, reads: r.pick([1e3, 1e5]) });
     else if (roll < 0.5) ops.push({ op: 'release', slot, twice: r.chance(0.3) });
     else if (roll < 0.57)
       ops.push({ op: 'using', module: r.pick(modules), size: r.int(1, 4), teardown: r.chance(0.5) });

@@ -69,6 +69,9 @@ export function problems(result, expected, modules) {
     const after = trace.slice(at + 1).some((e) => e.kind === 'finalize' && e.module === module);
     if (!after) out.push(`${module} ${object} (${env}) released after its module's last finalize`);
   }
+  // One view per buffer on every runtime: a getter read in a hot loop returns the same array.
+  for (const m of result.stdout.matchAll(/^hot-read (\S+) (\d+)\/(\d+)$/gm))
+    if (m[2] !== m[3]) out.push(`${m[1]}: ${Number(m[3]) - Number(m[2])} of ${m[3]} reads returned another array`);
   if (expected.main === null && trace.some((e) => e.kind === 'finalize'))
     out.push('a finalize on a path where nothing may run');
 

@@ -20,6 +20,34 @@ process.on('exit', (code) => console.log(`exit listener ${env} ${code}`));
 const jsObjects = isMainThread || path !== 'compute';
 const states = modules.map((m) => m.populate({ env, jsObjects }));
 globalThis.keep = states;
+hotRead(states);
+
+/**
+ * Reads every zero-copy getter of the scenario's objects in a hot loop, as a simulation script
+ * reads its arrays every step: one view per buffer, so every read returns the array the state
+ * already holds. Prints `hot-read <object>.<getter> <same>/<reads>` (lib/check.mjs judges it).
+ */
+function hotRead(all) {
+  // Where arrays are copies, every read is a new one by design.
+  if (process.env.PECLET_NO_EXTERNAL_BUFFERS === '1') return;
+  for (const state of all) {
+    for (const [key, view] of Object.entries(state)) {
+      if (!ArrayBuffer.isView(view) || view.length === 0) continue;
+      for (const [ownerKey, owner] of Object.entries(state)) {
+        if (owner === null || typeof owner !== 'object' || ArrayBuffer.isView(owner)) continue;
+        // The getter that made the array: on the object, or on its pores/throats (a network).
+        // The kernel's test addon (alpha) has no JS half: its getter makes a view per read.
+        if (owner.constructor?.name === 'Field') continue;
+        const holder = [owner, owner.pores, owner.throats].find((h) => h !== null && typeof h === 'object' && key in h);
+        if (holder === undefined) continue;
+        const reads = 10_000;
+        let same = 0;
+        for (let i = 0; i < reads; i++) if (holder[key] === view) same++;
+        console.log(`hot-read ${ownerKey}.${key} ${same}/${reads}`);
+      }
+    }
+  }
+}
 
 // What finished work made stays at script scope too (a collected object leaves no trace).
 const settle = (m, promise) =>

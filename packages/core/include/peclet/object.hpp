@@ -64,9 +64,9 @@ class Object : public Napi::ObjectWrap<T>, public Releasable {
   /// one-view-per-buffer cache of `PecletModule.zeroCopyView` in front of it.
   template <Callback M>
   static Napi::ClassPropertyDescriptor<T> ArrayGetter(const char* name) {
-    return Napi::ObjectWrap<T>::InstanceAccessor(name, static_cast<Callback>(&Object::template Guarded<M>), nullptr,
-                                                 static_cast<napi_property_attributes>(napi_enumerable | napi_configurable),
-                                                 const_cast<char*>(name));
+    return Napi::ObjectWrap<T>::InstanceAccessor(
+        name, static_cast<Callback>(&Object::template Guarded<M>), nullptr,
+        static_cast<napi_property_attributes>(napi_enumerable | napi_configurable), const_cast<char*>(name));
   }
   /// `release()` (idempotent) and `released`.
   static std::vector<Napi::ClassPropertyDescriptor<T>> LifecycleMembers() {
