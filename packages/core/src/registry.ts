@@ -189,10 +189,14 @@ export class Registry {
         const object = ref.deref();
         if (object === undefined) continue;
         // An object added twice (registry.add of a live one) has two entries: each is forgotten
-        // by its own id, not only by the object's.
-        if (object.released) {
-          this.#live.delete(id);
+        // by its own id, not only by the object's — and only while the id still names this entry
+        // (a release may have registered a new object under a reused id).
+        const forget = () => {
+          if (this.#live.get(id) === ref) this.#live.delete(id);
           this.delete(object);
+        };
+        if (object.released) {
+          forget();
           continue;
         }
         try {
@@ -201,8 +205,7 @@ export class Registry {
           failures.push({ label: `${object.className}#${object.id}`, cause });
         }
         // releaseBy() forgets it; a failed release must not bring it back next round.
-        this.#live.delete(id);
-        this.delete(object);
+        forget();
         released++;
       }
       // Collected objects left their WeakRefs behind.

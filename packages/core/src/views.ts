@@ -53,8 +53,12 @@ class ViewSlot<T extends object> {
     if (value === undefined || !this.#isCurrent(value)) {
       this.#weak = undefined;
       value = this.#read();
-      if (value === null || (typeof value !== 'object' && typeof value !== 'function'))
-        fail('type', 'read', `must return an object, got ${describeValue(value)}`);
+      if (this.#isCurrent === notDetached ? !ArrayBuffer.isView(value) : value === null || typeof value !== 'object')
+        fail(
+          'type',
+          'read',
+          `must return ${this.#isCurrent === notDetached ? 'a typed array' : 'an object'}, got ${describeValue(value)}`,
+        );
       if (!this.#isCurrent(value) || !this.#zeroCopy()) return value;
       this.#weak = new WeakRef(value);
     }

@@ -485,7 +485,16 @@ export class CoupledSimulation implements Disposable {
           }
       return mean;
     };
-    return this.#drive[a] * (length - this.#cellSize) + plane(0) - plane(this.#shape[a] - 1);
+    const drop = this.#drive[a] * (length - this.#cellSize) + plane(0) - plane(this.#shape[a] - 1);
+    // The pressure array is writable: a value written over it that is not finite (the next
+    // exchange rewrites it) has no pressure drop.
+    if (!Number.isFinite(drop))
+      fail(
+        'range',
+        'pressure',
+        `holds values that are not finite (written over since the last exchange?): no pressure drop along ${AXES[a]}`,
+      );
+    return drop;
   }
 
   /**

@@ -72,7 +72,10 @@ describe('permeability() measures the sample, not its buffers', () => {
   });
 
   const narrower = {
-    'round tube, radius 5, in a 12 × 12 section': [(L) => channel(L, 12, 12, (j, k) => (j - 5.5) ** 2 + (k - 5.5) ** 2 <= 25), 'sealed'],
+    'round tube, radius 5, in a 12 × 12 section': [
+      (L) => channel(L, 12, 12, (j, k) => (j - 5.5) ** 2 + (k - 5.5) ** 2 <= 25),
+      'sealed',
+    ],
     'slit 4 wide between periodic sides': [(L) => channel(L, 6, 4, (j) => j >= 1 && j <= 4), 'periodic'],
   };
   for (const [name, [make, sides]] of Object.entries(narrower)) {
@@ -88,10 +91,17 @@ describe('permeability() measures the sample, not its buffers', () => {
         // layers (tube: −8.5% with 4, −9.9% with 8); from L = 20 on it is a small part.
         for (const drive of L >= 20 ? ['body-force', 'pressure'] : ['body-force']) {
           const spread = k[`${drive} 8`] / k[`${drive} 4`] - 1;
-          assert.ok(Math.abs(spread) < 0.005, `${name}, L = ${L}, ${drive}: buffers 4 and 8 differ by ${percent(spread)}`);
+          assert.ok(
+            Math.abs(spread) < 0.005,
+            `${name}, L = ${L}, ${drive}: buffers 4 and 8 differ by ${percent(spread)}`,
+          );
         }
         deficit[L] = 1 - k['body-force 8'] / reference;
-        t.diagnostic(`L = ${L}: ${Object.entries(k).map(([key, v]) => `${key}: ${percent(v / reference - 1)}`).join(', ')}`);
+        t.diagnostic(
+          `L = ${L}: ${Object.entries(k)
+            .map(([key, v]) => `${key}: ${percent(v / reference - 1)}`)
+            .join(', ')}`,
+        );
       }
       // A loss fixed per channel: L·deficit about constant (within 25%), so below 1% at L = 40.
       assert.ok(deficit[4] > 0 && deficit[40] < 0.01, `deficits ${JSON.stringify(deficit)}`);
@@ -102,10 +112,16 @@ describe('permeability() measures the sample, not its buffers', () => {
 
   it('a sample 1 voxel long with buffers is refused, naming buffer', async () => {
     await assert.rejects(
-      permeability(channel(1, 8, 8, () => true), { buffer: 4 }),
+      permeability(
+        channel(1, 8, 8, () => true),
+        { buffer: 4 },
+      ),
       (e) => e instanceof RangeError && e.argument === 'buffer',
     );
-    const k = await run(channel(1, 8, 8, () => true), { buffer: 0 });
+    const k = await run(
+      channel(1, 8, 8, () => true),
+      { buffer: 0 },
+    );
     assert.ok(k > 0);
   });
 });

@@ -2,6 +2,7 @@
 // leaves the object's observable state as it was, numbers are never NaN.
 
 import { writeSync } from 'node:fs';
+import { liveModules } from '@peclet/core';
 import { judged, quietly, touched } from '@peclet/test-harness/public-api';
 
 /** The child's result line starts with this. */
@@ -60,6 +61,27 @@ export function nanPaths(value, path = 'result', out = [], depth = 0) {
     for (const [k, x] of entries) nanPaths(x, `${path}.${k}`, out, depth + 1);
   }
   return out;
+}
+
+/**
+ * Bounded memory after repeated getter reads (one view per buffer): 10⁴ reads of a zero-copy
+ * getter return one array and leave the module's export records (`stats().exportRecords`)
+ * where they were. `read` reads the getter; `module` is the module's name.
+ */
+export function repeatedReads(h, label, read, module) {
+  const first = read();
+  if (!ArrayBuffer.isView(first) || first.length === 0) return;
+  const records = () =>
+    liveModules()
+      .find((m) => m.name === module && !m.finalized)
+      ?.stats()?.exportRecords;
+  const before = records();
+  let other = 0;
+  for (let i = 0; i < 1e4; i++) if (read() !== first) other++;
+  if (other > 0) h.problem(`${label}: ${other} of 10⁴ reads returned another array (one view per buffer)`);
+  const after = records();
+  if (before !== undefined && after !== undefined && after > before + 1)
+    h.problem(`${label}: the module's export records grew from ${before} to ${after} over 10⁴ reads`);
 }
 
 /** Index of the first non-finite element, or -1. */

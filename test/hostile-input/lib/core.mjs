@@ -148,6 +148,25 @@ const moduleMembers = {
     check: (h, v, state) => v === (state !== 'live') || h.problem(`exiting is ${v} (${state})`),
   },
   'stats()': { call: (_c, mod) => mod.stats() },
+  // One view per buffer: a getter over a read that answers the value (a typed array is kept and
+  // answered again; anything else is a TypeError naming read).
+  'zeroCopyView(() => value), read twice': {
+    call: (_c, mod, v) => {
+      const get = mod.zeroCopyView(() => v);
+      return [get(), get()];
+    },
+    check: (h, [a, b]) => {
+      if (!ArrayBuffer.isView(a)) h.problem(`a read answering ${typeof a} was not refused`);
+      else if (a.byteLength > 0 && a !== b) h.problem('two reads of one buffer gave two arrays');
+    },
+  },
+  'zeroCopyView(value)': {
+    call: (_c, mod, v) => mod.zeroCopyView(v),
+    check: (h, get) => typeof get === 'function' || h.problem('zeroCopyView did not return a getter'),
+  },
+  'zeroCopyView(read, value)': {
+    call: (_c, mod, v) => mod.zeroCopyView(() => new Float64Array(3), v)(),
+  },
   'assertLive(value)': {
     call: (_c, mod, v) => mod.assertLive(v),
     mustThrow: (state) => (state === 'finalized' ? 'a finalized module must refuse new objects' : undefined),

@@ -5,7 +5,7 @@
 // externalForces, positions and velocities between steps, release, finalize, dragCoefficient and
 // terminalVelocity. Every system is small (a few spheres in 4 × 4 × 4 cells, a handful of steps).
 
-import { hashArray } from './check.mjs';
+import { hashArray, repeatedReads } from './check.mjs';
 import { numbers, periodics, threadCounts } from './domains.mjs';
 import { hostileProgress, progressKinds } from './progress.mjs';
 
@@ -888,6 +888,8 @@ export const couplingTargets = {
       const own = how && how.module === 'coupling';
       if (own && arrays.some((a) => a.length !== 0)) h.problem(`arrays taken before ${plan.gone} are not detached`);
       if (!how) {
+        for (const k of ['voidFraction', 'fluidVelocity', 'pressure', 'dragForces'])
+          repeatedReads(h, `${k} (${plan.start})`, () => sim[k], 'coupling');
         sim.release();
         p.release();
       } else {

@@ -2,7 +2,7 @@
 // the measurements, packingFraction, voxelize, release, finalize, finalizeAsync (host only).
 
 import { Worker } from 'node:worker_threads';
-import { hashArray } from './check.mjs';
+import { hashArray, repeatedReads } from './check.mjs';
 
 // A value for a label; a Proxy or odd object must not break the case itself.
 const describe = (v) => {
@@ -658,6 +658,9 @@ export const demTargets = {
             ? 'a released or running simulation must throw'
             : undefined,
       });
+      // `fixed` and `masses` are copies: a new array per read, by design.
+      if (plan.when === 'idle' && result.ok && plan.getter !== 'fixed' && plan.getter !== 'masses')
+        repeatedReads(h, `${plan.getter} (${plan.start})`, () => s[plan.getter], 'dem');
       if (running) {
         s.release();
         const end = await running;

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashArray } from './check.mjs';
+import { hashArray, repeatedReads } from './check.mjs';
 import { numbers, periodics, smallCounts, threadCounts } from './domains.mjs';
 import { gpuDeviceTarget } from './gpu.mjs';
 import { hostileProgress, progressKinds } from './progress.mjs';
@@ -993,6 +993,8 @@ export const flowTargets = {
           );
       }
       if (gone && old.length !== 0) h.problem(`velocity taken before (${plan.when}) still has length ${old.length}`);
+      if (plan.when === 'idle' && result.ok && ['velocity', 'density', 'porosity', 'force'].includes(plan.member))
+        repeatedReads(h, label, () => l[plan.member], 'flow');
       if (result.ok && plan.member === 'flux' && !Number.isFinite(result.value)) h.problem(`flux is ${result.value}`);
       if (result.ok && plan.member === 'slab' && result.value !== undefined)
         h.problem(`slab of a lattice built without mpi is ${describe(result.value)}, not undefined`);

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sphereLattice, tubes } from '../../../packages/pnm/test/helpers.mjs';
-import { hashArray } from './check.mjs';
+import { hashArray, repeatedReads } from './check.mjs';
 import { detached, threadCounts } from './domains.mjs';
 import { hostileProgress, progressKinds } from './progress.mjs';
 
@@ -2397,6 +2397,8 @@ async function membersExec(plan, h, { pnm }) {
       else if (!spec.fs && !spec.throws)
         h.problem(`${label}: refused valid arguments (${e?.constructor?.name}: ${e?.message})`);
     } else await checkMemberAnswer(h, label, pnm, net, m, end.value, ref, spec);
+    if (end.ok && (m === 'pores' || m === 'throats' || m === 'regions'))
+      repeatedReads(h, label, () => (m === 'regions' ? net.regions : net[m].inscribedDiameter), 'pnm');
     if (m === 'release') {
       if (taken.some((a) => a.length !== 0)) h.problem(`${label}: arrays taken before release() not detached`);
       return;

@@ -1,7 +1,7 @@
 // voro's targets: tessellate, tessellateAsync, the Tessellation's getters, cell, update,
 // stats, release, and the module's finalize.
 
-import { hashArray } from './check.mjs';
+import { hashArray, repeatedReads } from './check.mjs';
 import { boxes, containers, faithfulContainers, numbers, periodics, plainBox, threadCounts } from './domains.mjs';
 
 /** Point sets in a box: `(box, n, r, periodic) → number[]`; `bad` ones are documented errors. */
@@ -415,6 +415,7 @@ export const voroTargets = {
         h.problem(`an array taken before (${plan.state}) still has length ${old.length}: it must be detached`);
       }
       if (plan.getter === 'released' && result.ok && result.value !== gone) h.problem(`released is ${result.value}`);
+      if (plan.state === 'live' && result.ok) repeatedReads(h, `t.${plan.getter}`, () => t[plan.getter], 'voro');
     },
   },
 
