@@ -56,48 +56,43 @@ function writeReport(summary = 'running') {
   writeFileSync(reportFile, `${JSON.stringify({ summary, counts, findings }, null, 2)}\n`);
 }
 
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** Runs `run(item)` for every item, `jobs` at a time; each failure becomes `finding(outcome)`. */
+async function batch(kind, items, run, finding) {
+  const outcomes = await inParallel(
+    items.map((item) => () => run(item)),
+    jobs,
+  );
+  counts[kind] += items.length;
+  for (const o of outcomes) if (o.problems.length > 0) found({ problems: o.problems, ...finding(o) });
+}
+
 async function hostileBatch() {
   const first = randomInt(1_000_000, 2 ** 31);
-  const size = 2 * targetNames.length;
-  const ids = Array.from({ length: size }, (_, i) => {
+  const ids = Array.from({ length: 2 * targetNames.length }, (_, i) => {
     const { target, n } = batchCase(first, i);
     return caseId(target, n);
   });
-  const outcomes = await inParallel(
-    ids.map((id) => () => runCase(id)),
-    jobs,
-  );
-  counts.hostile += ids.length;
-  for (const o of outcomes.filter((x) => x.problems.length > 0)) {
-    found({
-      kind: 'hostile input',
-      id: o.id,
-      family: family(o),
-      problems: o.problems,
-      replay: replayCase(o.id),
-      corpus: { case: o.id, found: new Date().toISOString().slice(0, 10), defect: '…', fix: '…' },
-    });
-  }
+  await batch('hostile', ids, runCase, (o) => ({
+    kind: 'hostile input',
+    id: o.id,
+    family: family(o),
+    replay: replayCase(o.id),
+    corpus: { case: o.id, found: today(), defect: '…', fix: '…' },
+  }));
   return `hostile input: rounds ${first}..${first + 1} (${ids.length} cases)`;
 }
 
 async function programBatch() {
   const first = randomInt(1_000_000, 2 ** 32 - 100);
   const seeds = Array.from({ length: 100 }, (_, i) => first + i);
-  const results = await inParallel(
-    seeds.map((seed) => () => runProgram(seed)),
-    jobs,
-  );
-  counts.programs += seeds.length;
-  for (const r of results.filter((x) => x.problems.length > 0)) {
-    found({
-      kind: 'random program',
-      id: r.seed,
-      problems: r.problems,
-      replay: replayProgram(r.seed),
-      corpus: { seed: r.seed, found: new Date().toISOString().slice(0, 10), defect: '…' },
-    });
-  }
+  await batch('programs', seeds, runProgram, (r) => ({
+    kind: 'random program',
+    id: r.seed,
+    replay: replayProgram(r.seed),
+    corpus: { seed: r.seed, found: today(), defect: '…' },
+  }));
   return `random programs: seeds ${first}..${first + 99}`;
 }
 

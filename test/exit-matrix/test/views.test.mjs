@@ -15,7 +15,8 @@ const child = join(dirname(fileURLToPath(import.meta.url)), '..', 'views', 'chil
 // What 3·10⁷ reads may leave in resident memory once collected (V8's heap settles within this).
 const rssSlackBytes = 8 * 2 ** 20;
 
-describe('zero-copy getters: one view per buffer, bounded memory, views collectable', () => {
+// Two children at once (each measures its own process).
+describe('zero-copy getters: one view per buffer, bounded memory, views collectable', { concurrency: 2 }, () => {
   for (const name of Object.keys(getters)) {
     it(name, async (t) => {
       const r = await run(process.execPath, ['--expose-gc', child, name], { timeoutMs: 120_000 });
