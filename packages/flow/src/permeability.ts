@@ -317,8 +317,8 @@ function prepare(image: VoxelImage, options: PermeabilityOptions, mpi: Mpi | und
   if (buffer > 0 && (mpi === undefined || axis !== 0) && (shape[axis] as number) < 2) {
     fail(
       'range',
-      'buffer',
-      `a sample 1 voxel long along ${AXES[axis]} has no two planes to measure its pressure drop between: use buffer 0 (body force, periodic)`,
+      'image',
+      `is 1 voxel long along ${AXES[axis]}: with buffers its pressure drop is measured between its first and last planes, so it needs 2; use buffer 0 (body force, periodic)`,
     );
   }
   const solid = checked.solid.slice(); // the caller may change the image while we run
