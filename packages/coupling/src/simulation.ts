@@ -165,7 +165,7 @@ export class CoupledSimulation implements Disposable {
   // reallocates them after detaching the old ones) or release.
   readonly #arrays = couplingModule.zeroCopyView(
     () => this.#coupler.arrays(),
-    (arrays) => arrays.voidFraction.byteLength !== 0 && arrays.dragForces.byteLength !== 0,
+    (arrays) => arrays.voidFraction.length !== 0 && arrays.dragForces.length !== 0,
   );
   #time = 0;
   #stepCount = 0;

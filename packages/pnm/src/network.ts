@@ -70,7 +70,7 @@ export class Network implements Disposable, NetworkArrays {
       const { pores, throats } = this.#native.arrays();
       return { pores: Object.freeze(pores), throats: Object.freeze(throats) };
     },
-    (views) => views.pores.label.byteLength !== 0,
+    (views) => views.pores.label.length !== 0,
   );
   readonly #regions = pnmModule.zeroCopyView(() => this.#native.regions());
 

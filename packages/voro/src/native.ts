@@ -53,21 +53,20 @@ export const native = lazyAddon<VoroBinding>(
       },
     });
     // One view per buffer (PecletModule.zeroCopyView): each array getter returns the same typed
-    // array until an update or release detaches it, held weakly.
+    // array until an update or release detaches it, held weakly. The getters of a tessellation
+    // are made together on first use, each under a symbol of its own (one property load per read).
+    const reads = new Map<string, () => unknown>();
     for (const name of viewNames) {
       const read = Object.getOwnPropertyDescriptor(proto, name)?.get;
       if (read === undefined) throw new Error(`the voro addon has no getter ${name}`);
+      reads.set(name, read);
+      const key = viewKeys[name] as symbol;
       Object.defineProperty(proto, name, {
         configurable: true,
         enumerable: true,
-        get(this: { [views]?: Record<string, () => ArrayBufferView> }) {
-          const own = this[views] ?? defineViews(this);
-          let getter = own[name];
-          if (getter === undefined) {
-            getter = voroModule.zeroCopyView(() => read.call(this));
-            own[name] = getter;
-          }
-          return getter();
+        get(this: Record<symbol, () => ArrayBufferView>) {
+          const getter = this[key] ?? defineViews(this, reads)[key];
+          return (getter as () => ArrayBufferView)();
         },
       });
     }
@@ -75,13 +74,18 @@ export const native = lazyAddon<VoroBinding>(
 );
 
 const viewNames = ['volumes', 'centroids', 'neighborOffsets', 'neighbors', 'faceAreas'];
-const views = Symbol('views');
-function defineViews(object: {
-  [views]?: Record<string, () => ArrayBufferView>;
-}): Record<string, () => ArrayBufferView> {
-  const own: Record<string, () => ArrayBufferView> = {};
-  Object.defineProperty(object, views, { value: own });
-  return own;
+const viewKeys: Record<string, symbol> = Object.fromEntries(viewNames.map((name) => [name, Symbol(name)]));
+function defineViews(
+  object: Record<symbol, () => ArrayBufferView>,
+  reads: Map<string, () => unknown>,
+): Record<symbol, () => ArrayBufferView> {
+  for (const name of viewNames) {
+    const read = reads.get(name) as () => ArrayBufferView;
+    Object.defineProperty(object, viewKeys[name] as symbol, {
+      value: voroModule.zeroCopyView(() => read.call(object)),
+    });
+  }
+  return object;
 }
 
 /** @internal The voro module in this thread. */
