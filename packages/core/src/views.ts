@@ -75,7 +75,7 @@ class ViewSlot<T extends object> {
     }
     this.hot = value;
     if (hotSlots.length === 0) queueMicrotask(coolDown);
-    hotSlots.push(this as ViewSlot<object>);
+    hotSlots.push(this as unknown as ViewSlot<object>);
     return value;
   }
 }
