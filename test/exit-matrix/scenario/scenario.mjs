@@ -38,7 +38,9 @@ function hotRead(all) {
         // The getter that made the array: on the object, or on its pores/throats (a network).
         // The kernel's test addon (alpha) has no JS half: its getter makes a view per read.
         if (owner.constructor?.name === 'Field') continue;
-        const holder = [owner, owner.pores, owner.throats].find((h) => h !== null && typeof h === 'object' && key in h);
+        const holder = [owner, owner.pores, owner.throats].find(
+          (h) => h !== null && typeof h === 'object' && !Array.isArray(h) && key in h && ArrayBuffer.isView(h[key]),
+        );
         if (holder === undefined) continue;
         const reads = 10_000;
         let same = 0;
