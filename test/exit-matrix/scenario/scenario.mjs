@@ -38,6 +38,8 @@ function hotRead(all) {
         // The getter that made the array: on the object, or on its pores/throats (a network).
         // The kernel's test addon (alpha) has no JS half: its getter makes a view per read.
         if (owner.constructor?.name === 'Field') continue;
+        // On webgpu the arrays are copies read back from the device, by design (documented).
+        if (owner.executionSpace === 'webgpu') continue;
         const holder = [owner, owner.pores, owner.throats].find(
           (h) => h !== null && typeof h === 'object' && !Array.isArray(h) && key in h && ArrayBuffer.isView(h[key]),
         );
