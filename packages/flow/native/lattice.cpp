@@ -56,16 +56,37 @@ std::string str(double v) {
   return buffer;
 }
 
-// Bytes moved per fluid-node update and held per node, by layout.
-double denseBytesPerVoxel(std::size_t t) { return 2.0 * Q * double(t) + 1.0; }
-double sparseBytesPerNode(std::size_t t) { return 2.0 * Q * double(t) + 4.0 * (Q - 1) + 4.0; }
+// In place unless interpolated walls need the two-lattice scheme; the
+// environment can ask for either (PECLET_FLOW_STREAMING, for comparisons).
+bool streamsInPlace(Streaming requested, bool interpolated) {
+  if (interpolated) return false;
+  if (requested != Streaming::Auto) return requested == Streaming::InPlace;
+  const char* env = std::getenv("PECLET_FLOW_STREAMING");
+  return !(env != nullptr && std::string(env) == "two-lattice");
+}
 
-Layout chooseLayout(Layout requested, std::size_t voxels, std::size_t fluid, std::size_t t, bool interpolated) {
+// Bytes held per voxel (dense) or fluid node (sparse): the populations (one
+// copy in place, two otherwise), the solid mask, the pull table and node list.
+double denseBytesPerVoxel(std::size_t t, bool inPlace) { return (inPlace ? 1.0 : 2.0) * Q * double(t) + 1.0; }
+double sparseBytesPerNode(std::size_t t, bool inPlace) {
+  return (inPlace ? 1.0 : 2.0) * Q * double(t) + 4.0 * (Q - 1) + 4.0;
+}
+// Bytes moved per update: 19 values read and 19 written, plus the mask
+// (dense) or, sparse, the pull table (every step of two lattices, every odd
+// step in place: half of it on average).
+double denseBytesPerUpdate(std::size_t t) { return 2.0 * Q * double(t) + 1.0; }
+double sparseBytesPerUpdate(std::size_t t, bool inPlace) {
+  return 2.0 * Q * double(t) + (inPlace ? 0.5 : 1.0) * 4.0 * (Q - 1);
+}
+
+// The layout that moves fewer bytes per step.
+Layout chooseLayout(Layout requested, std::size_t voxels, std::size_t fluid, std::size_t t, bool interpolated,
+                    bool inPlace) {
   if (requested != Layout::Auto) return requested;
   if (interpolated) return Layout::Sparse;
   if (double(fluid) > kMaxSparseNodes) return Layout::Dense;
-  return double(fluid) * sparseBytesPerNode(t) < double(voxels) * denseBytesPerVoxel(t) ? Layout::Sparse
-                                                                                        : Layout::Dense;
+  return double(fluid) * sparseBytesPerUpdate(t, inPlace) < double(voxels) * denseBytesPerUpdate(t) ? Layout::Sparse
+                                                                                                      : Layout::Dense;
 }
 
 std::size_t countFluid(const LatticeOptions& o, std::size_t voxels) {
@@ -161,6 +182,8 @@ class LatticeImpl final : public Lattice {
     const Relaxation& r = options_.relaxation;
     tauPlus_ = r.tauPlus;
     tauMinus_ = r.model == CollisionModel::BGK ? r.tauPlus : 0.5 + r.magic / (r.tauPlus - 0.5);
+    inPlace_ = streamsInPlace(options_.streaming, !options_.sdf.empty());
+    setFaceTerms();
     buildGeometry();
     // Each population's array starts 3 cache lines further round a 4 KB page than the one
     // before: with a stride that is a multiple of 4 KB (a 256³ box) the 19 streams of a step
@@ -168,7 +191,7 @@ class LatticeImpl final : public Lattice {
     const std::size_t page = 4096 / sizeof(T), line = 64 / sizeof(T);
     stride_ = (storage_ + page - 1) / page * page + 3 * line;
     a_.assign(Q * stride_, T(0));
-    b_.assign(Q * stride_, T(0));
+    if (!inPlace_) b_.assign(Q * stride_, T(0));
     const std::size_t offsets[3] = {shape_[1] * shape_[2], shape_[2], 1};
     for (std::size_t q = 0; q < Q; q++)
       offset_[q] = -(std::ptrdiff_t(cx[q]) * std::ptrdiff_t(offsets[0]) +
@@ -177,6 +200,7 @@ class LatticeImpl final : public Lattice {
     chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(units, std::size_t(options_.workers) * 8));
     partial_.resize(chunks_);
     health_.assign(chunks_, 0.0);
+    exceed_.assign(chunks_, 0.0);
     // The solid masks are no longer needed in the options.
     std::vector<std::uint8_t>().swap(options_.solid);
     std::vector<double>().swap(options_.solidFraction);
@@ -194,18 +218,30 @@ class LatticeImpl final : public Lattice {
     std::size_t done = 0;
     for (; done < steps; done++) {
       if (cancel && cancel->load(std::memory_order_relaxed)) break;
-      stepPass();
-      if (!healthy()) {
+      // In place, a step overwrites the state it reads: whether it may be
+      // taken is known before it starts (proved by the step before, or read).
+      if (inPlace_ && !checkStep()) {
         diverged_ = true;
         divergedAt_ = stepCount_ + 1;
         break;
       }
-      a_.swap(b_);
+      checked_ = false;
+      stepPass();
+      if (!inPlace_) {
+        if (!healthy()) {
+          diverged_ = true;
+          divergedAt_ = stepCount_ + 1;
+          break;
+        }
+        a_.swap(b_);
+      }
       stepCount_++;
+      if (inPlace_) certify();
     }
     if (diverged_ && restore && done > 0) {
       a_.swap(snapshot_);
       stepCount_ = startCount;
+      certified_ = checked_ = false;
       done = 0;
     }
     if (!measure) return done;
@@ -244,29 +280,51 @@ class LatticeImpl final : public Lattice {
     const auto [begin, end] = planeRange(plane);
     const std::size_t n = end - begin;
     T* out = static_cast<T*>(buffer);
+    const Form f = form();
     for (std::size_t q = 0; q < Q; q++) {
       if (cx[q] != direction) continue;
-      T* column = a_.data() + q * stride_ + begin;
-      if (pack)
+      T* column = a_.data() + (f == Form::Collided ? opposite(q) : q) * stride_ + begin;
+      if (pack) {
         std::copy(column, column + n, out);
-      else
+      } else if (f != Form::Streamed) {
         std::copy(out, out + n, column);
+      } else {
+        // What arrived from across the edge, where it came from a fluid
+        // node: through a solid one the node took its own value back.
+        for (std::size_t b = 0; b < n; b++)
+          if (pulledFromFluid(begin + b, q)) column[b] = out[b];
+      }
       out += n;
     }
+    if (!pack) certified_ = checked_ = false;
+  }
+  // Whether population q of node s (storage index) comes from a fluid node.
+  bool pulledFromFluid(std::size_t s, std::size_t q) const {
+    if (layout_ == Layout::Sparse) return (sources_[(q - 1) * storage_ + s] & kBounce) == 0;
+    const std::size_t n12 = shape_[1] * shape_[2];
+    const std::int64_t m = pullVoxel(s / n12, (s / shape_[2]) % shape_[1], s % shape_[2], q);
+    return m >= 0 && mask_[std::size_t(m)] == 0;
   }
   void saveState() override {
     copyPopulations(a_, snapshot_);
     savedCount_ = stepCount_;
   }
-  void undoStep() override {
-    if (stepCount_ == 0) rangeError("undoStep", "no step was taken");
-    a_.swap(b_);
-    stepCount_--;
-  }
   void restoreState() override {
     if (snapshot_.size() != a_.size()) rangeError("restoreState", "no state was saved");
     copyPopulations(snapshot_, a_);
     stepCount_ = savedCount_;
+    certified_ = checked_ = false;
+  }
+  bool checkStep() override {
+    if (checked_) return true;
+    // Proved by the last step: every value it wrote within the bound under
+    // which a state meets the rule, the pressure drive no stronger since.
+    if (inPlace_ && certified_ && porosity_.empty() && pressureTerm() <= certifiedTerm_) return checked_ = true;
+    pass(Mode::Health);
+    double bad = 0;
+    for (double h : health_) bad += h;
+    checked_ = bad == 0.0;
+    return checked_;
   }
 
   void allocateFields() override {
@@ -314,9 +372,11 @@ class LatticeImpl final : public Lattice {
     }
     options_.pressure.inletDensity = inletDensity;
     options_.pressure.outletDensity = outletDensity;
+    setFaceTerms();
   }
 
   Layout layout() const noexcept override { return layout_; }
+  Streaming streaming() const noexcept override { return inPlace_ ? Streaming::InPlace : Streaming::TwoLattice; }
   Precision precision() const noexcept override { return options_.precision; }
   std::size_t fluidNodes() const noexcept override { return fluid_; }
   std::size_t voxels() const noexcept override { return voxels_; }
@@ -333,11 +393,49 @@ class LatticeImpl final : public Lattice {
   }
   double bytesPerUpdate() const noexcept override {
     const std::size_t t = sizeof(T);
-    return layout_ == Layout::Sparse ? 2.0 * Q * double(t) + 4.0 * (Q - 1) : 2.0 * Q * double(t) + 1.0;
+    return layout_ == Layout::Sparse ? sparseBytesPerUpdate(t, inPlace_) : denseBytesPerUpdate(t);
   }
 
  private:
-  enum class Mode { Measure, Fields };
+  enum class Mode { Measure, Fields, Health };
+
+  // What the populations array holds now. Pulled: the post-collision values
+  // of the last step at the nodes that made them (two lattices). In place
+  // after an even number of steps, Collided: the same values, each in the
+  // slot of the opposite direction (a step pulls them from its neighbours
+  // and pushes its own back to them); after an odd number, Streamed: the
+  // values that arrived at each node (a step reads its own node's). The
+  // state at rest (all 0) is the same in every form, and what a pull takes
+  // through a pressure face at the first step comes in as it would.
+  enum class Form { Pulled, Streamed, Collided };
+  Form form() const noexcept {
+    if (!inPlace_) return Form::Pulled;
+    return (stepCount_ & 1) != 0 ? Form::Streamed : Form::Collided;
+  }
+  // Where the post-collision values of each population lie (Pulled, Collided).
+  void readColumns(const T** cols) const {
+    const bool swapped = form() == Form::Collided;
+    for (std::size_t q = 0; q < Q; q++) cols[q] = a_.data() + (swapped ? opposite(q) : q) * stride_;
+  }
+
+  // The bound on |value| of every population stored under which the state
+  // meets the rule of kHealthBound (with |body force| <= 1 per component):
+  // |δρ| <= 19M, |u_a| <= 10M + 1/2, so M = 1/2 keeps |u|² + 10⁻⁴δρ² +
+  // 10⁻²(u·F)² <= 94; gray voxels' drag adds up to 2|u| to F: M = 1/4 keeps it
+  // <= 67. A pressure face adds 2 w |ρ - 1| to a value read through it.
+  double pressureTerm() const {
+    const PressureDrive& p = options_.pressure;
+    if (p.axis < 0) return 0.0;
+    return 2.0 * kWeightFace * std::max(std::fabs(p.inletDensity - 1.0), std::fabs(p.outletDensity - 1.0));
+  }
+  double certificateBound() const { return (gray_.empty() ? 0.5 : 0.25) - pressureTerm(); }
+  // After an in-place step: whether every value it wrote is within the bound.
+  void certify() {
+    double exceeded = 0;
+    for (double e : exceed_) exceeded += e;
+    certified_ = exceeded == 0.0 && certificateBound() > 0.0 && porosity_.empty();
+    certifiedTerm_ = pressureTerm();
+  }
   // Sparse pull sources with kBounce set carry a link kind: halfway
   // bounce-back, anti-bounce-back through a pressure face, or (from
   // kFirstCutLink on) an interpolated link whose coefficient is in kappa_.
@@ -388,7 +486,7 @@ class LatticeImpl final : public Lattice {
   void buildGeometry() {
     fluid_ = countFluid(options_, voxels_);
     const std::size_t t = sizeof(T);
-    layout_ = chooseLayout(options_.layout, voxels_, fluid_, t, !options_.sdf.empty());
+    layout_ = chooseLayout(options_.layout, voxels_, fluid_, t, !options_.sdf.empty(), inPlace_);
     if (layout_ == Layout::Sparse && double(fluid_) > kMaxSparseNodes)
       rangeError("layout", "sparse holds at most " + str(kMaxSparseNodes) + " fluid nodes");
     bool gray = false;
@@ -501,17 +599,39 @@ class LatticeImpl final : public Lattice {
   }
 #endif
 
+  // One step over chunks [begin, end). Two lattices: pull from a_ into b_.
+  // In place, from the Streamed form (an even step): each node's own values
+  // in, collided, back into the opposite slots; from the Collided form (an
+  // odd step): pulled from the neighbours' slots, collided into a block
+  // buffer, and pushed back to them (scatter). Either way every value is read
+  // and written by one node, so the chunks run in parallel.
   template <bool Gray, bool PerVoxel, bool Inertia>
   PECLET_FLOW_INLINE void stepChunks(std::size_t begin, std::size_t end) {
     alignas(64) T buffer[Q * kBlock];
+    alignas(64) T post[Q * kBlock];
+    const Form f = form();
+    const T* cols[Q];
+    readColumns(cols);
+    T* wcols[Q];
+    for (std::size_t q = 0; q < Q; q++) {
+      wcols[q] = f == Form::Pulled     ? b_.data() + q * stride_
+                 : f == Form::Streamed ? a_.data() + opposite(q) * stride_
+                                       : post + q * kBlock;
+    }
+    const T bound = T(std::max(0.0, certificateBound()));
     for (std::size_t c = begin; c < end; c++) {
-      T check = 0;
+      T check = 0, exceeded = 0;
       if (layout_ == Layout::Sparse) {
         const std::size_t from = c * storage_ / chunks_, to = (c + 1) * storage_ / chunks_;
         for (std::size_t s0 = from; s0 < to; s0 += kBlock) {
           const std::size_t count = std::min(kBlock, to - s0);
-          gatherSparse(buffer, s0, count);
-          check += collide<false, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr);
+          if (f == Form::Streamed)
+            gatherLocal(buffer, s0, count);
+          else
+            gatherSparse(buffer, cols, s0, count);
+          check += collide<false, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr, wcols,
+                                                           f == Form::Collided ? 0 : s0, bound, exceeded);
+          if (f == Form::Collided) scatterSparse(post, s0, count);
         }
       } else {
         const std::size_t rows = shape_[0] * shape_[1];
@@ -519,13 +639,19 @@ class LatticeImpl final : public Lattice {
         for (std::size_t row = from; row < to; row++) {
           for (std::size_t k0 = 0; k0 < shape_[2]; k0 += kBlock) {
             const std::size_t count = std::min(kBlock, shape_[2] - k0);
-            gatherDense(buffer, row, k0, count);
             const std::size_t v0 = row * shape_[2] + k0;
-            check += collide<true, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0);
+            if (f == Form::Streamed)
+              gatherLocal(buffer, v0, count);
+            else
+              gatherDense(buffer, cols, row, k0, count);
+            check += collide<true, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0, wcols,
+                                                            f == Form::Collided ? 0 : v0, bound, exceeded);
+            if (f == Form::Collided) scatterDense(post, row, k0, count);
           }
         }
       }
       health_[c] = double(check);
+      exceed_[c] = double(exceeded);
     }
   }
 
@@ -542,39 +668,145 @@ class LatticeImpl final : public Lattice {
 
   // A population entering node s (storage index) through a link whose far
   // end is outside the fluid: bounce-back, anti-bounce-back or interpolated.
-  PECLET_FLOW_INLINE T boundaryPull(const T* a, std::size_t q, std::size_t s, std::uint32_t link) const {
+  // cols[q]: the post-collision values of population q, by node.
+  PECLET_FLOW_INLINE T boundaryPull(const T* const* cols, std::size_t q, std::size_t s, std::uint32_t link) const {
     const std::size_t o = opposite(q);
-    if (link == kHalfwayLink) return a[o * stride_ + s];
-    if (link <= kOutletLink) return antiBounceBack(a, q, s, link);
+    if (link == kHalfwayLink) return cols[o][s];
+    if (link <= kOutletLink) return antiBounceBack(cols, q, s, link);
     const std::uint32_t behind = sources_[(o - 1) * storage_ + s];
-    return a[o * stride_ + s] + kappa_[link - kFirstCutLink] * (a[o * stride_ + behind] - a[q * stride_ + s]);
+    return cols[o][s] + kappa_[link - kFirstCutLink] * (cols[o][behind] - cols[q][s]);
   }
 
-  PECLET_FLOW_INLINE void gatherSparse(T* buffer, std::size_t s0, std::size_t count) const {
+  // The populations of `count` nodes from storage index s0 as they lie at
+  // the nodes (the Streamed form).
+  PECLET_FLOW_INLINE void gatherLocal(T* buffer, std::size_t s0, std::size_t count) const {
     const T* a = a_.data();
+    for (std::size_t q = 0; q < Q; q++) {
+      const T* column = a + q * stride_ + s0;
+      prefetch<0>(column + count, count);
+      std::copy(column, column + count, buffer + q * kBlock);
+    }
+  }
+
+  PECLET_FLOW_INLINE void gatherSparse(T* buffer, const T* const* cols, std::size_t s0, std::size_t count) const {
     const std::size_t S = storage_;
-    std::copy(a + s0, a + s0 + count, buffer);
+    std::copy(cols[0] + s0, cols[0] + s0 + count, buffer);
     for (std::size_t q = 1; q < Q; q++) {
       T* out = buffer + q * kBlock;
       const std::uint32_t* e = sources_.data() + (q - 1) * S + s0;
-      const T* column = a + q * stride_;
+      const T* column = cols[q];
       for (std::size_t b = 0; b < count; b++) {
         const std::uint32_t entry = e[b];
-        out[b] = (entry & kBounce) ? boundaryPull(a, q, s0 + b, entry & ~kBounce) : column[entry];
+        out[b] = (entry & kBounce) ? boundaryPull(cols, q, s0 + b, entry & ~kBounce) : column[entry];
       }
     }
   }
 
-  PECLET_FLOW_INLINE void gatherDense(T* buffer, std::size_t row, std::size_t k0, std::size_t count) const {
-    const T* a = a_.data();
+  // The post-collision values of `count` nodes from storage index s0, pushed
+  // to where the next (even) step reads them: population q of node x into
+  // slot q of x + c_q, or, through a wall, back into slot opposite(q) of x
+  // (through a pressure face, anti-bounce-back: the value that a pull would
+  // compute when it reads it).
+  PECLET_FLOW_INLINE void scatterSparse(const T* post, std::size_t s0, std::size_t count) {
+    T* a = a_.data();
+    const std::size_t S = storage_;
+    std::copy(post, post + count, a + s0);
+    for (std::size_t q = 1; q < Q; q++) {
+      const std::size_t o = opposite(q);
+      const T* in = post + q * kBlock;
+      // The far end of the link q of x is the source of its link opposite(q).
+      const std::uint32_t* e = sources_.data() + (o - 1) * S + s0;
+      T* __restrict column = a + q * stride_;
+      T* __restrict back = a + o * stride_ + s0;
+      for (std::size_t b = 0; b < count; b++) {
+        const std::uint32_t entry = e[b];
+        if (!(entry & kBounce))
+          column[entry] = in[b];
+        else
+          back[b] = pushBack(in[b], o, entry & ~kBounce);
+      }
+    }
+  }
+
+  // The value a population `value` leaving through a wall or a pressure face
+  // comes back as, in direction o (halfway or anti-bounce-back).
+  PECLET_FLOW_INLINE T pushBack(T value, std::size_t o, std::uint32_t link) const {
+    if (link == kHalfwayLink) return value;
+    return -value + faceTerm_[link == kInletLink ? 0 : 1][o];
+  }
+  // 2 w_q (ρ − 1) of each pressure face and direction, rounded once to T (so
+  // that no compiler fuses it into the subtraction: the value does not
+  // depend on where it is computed).
+  void setFaceTerms() {
+    const double rho[2] = {options_.pressure.inletDensity, options_.pressure.outletDensity};
+    for (std::size_t f = 0; f < 2; f++)
+      for (std::size_t q = 0; q < Q; q++) faceTerm_[f][q] = T(2.0 * weight(q) * (rho[f] - 1.0));
+  }
+
+  PECLET_FLOW_INLINE void scatterDense(const T* post, std::size_t row, std::size_t k0, std::size_t count) {
+    T* a = a_.data();
     const std::size_t N = stride_, n2 = shape_[2];
     const std::size_t i = row / shape_[1], j = row % shape_[1];
     const std::size_t v0 = row * n2 + k0;
-    std::copy(a + v0, a + v0 + count, buffer);
+    const std::uint8_t* mask = mask_.data();
+    const std::uint8_t* self = mask + v0;
+    const bool rowSolid = rowHasSolid_[row] != 0;
+    // Solid voxels push nothing (their values are 0 and their neighbours'
+    // slots are their neighbours' own); the rest value stays.
+    std::copy(post, post + count, a + v0);
+    for (std::size_t q = 1; q < Q; q++) {
+      const std::size_t o = opposite(q);
+      const T* __restrict in = post + q * kBlock;
+      T* __restrict back = a + o * N + v0;
+      std::size_t lo = 0, hi = count;
+      if (cz[q] == -1 && k0 == 0) lo = 1;
+      if (cz[q] == 1 && k0 + count == n2) hi = count - 1;
+      const std::int64_t target = sourceRow(i, j, o);
+      if (target < 0) {
+        const std::uint32_t link = target == kWall ? kHalfwayLink : target == kInlet ? kInletLink : kOutletLink;
+        for (std::size_t b = lo; b < hi; b++)
+          if (!self[b]) back[b] = pushBack(in[b], o, link);
+      } else {
+        const std::size_t start = std::size_t(target) * n2 + k0 + std::size_t(std::ptrdiff_t(cz[q]));
+        T* __restrict pushed = a + q * N + start;
+        prefetch<1>(pushed + count, count);
+        if (!rowSolid && !rowHasSolid_[std::size_t(target)]) {
+          for (std::size_t b = lo; b < hi; b++) pushed[b] = in[b];
+        } else {
+          const std::uint8_t* solid = mask + start;
+          for (std::size_t b = lo; b < hi; b++) {
+            if (self[b]) continue;
+            if (solid[b])
+              back[b] = in[b];
+            else
+              pushed[b] = in[b];
+          }
+        }
+      }
+      for (std::size_t b : {std::size_t(0), count - 1}) {
+        if (((b == 0 && lo == 1) || (b == count - 1 && hi == count - 1)) && !self[b]) {
+          const std::int64_t m = pullVoxel(i, j, k0 + b, o);
+          if (m == kInlet || m == kOutlet)
+            back[b] = pushBack(in[b], o, m == kInlet ? kInletLink : kOutletLink);
+          else if (m < 0 || mask[m])
+            back[b] = in[b];
+          else
+            a[q * N + std::size_t(m)] = in[b];
+        }
+      }
+    }
+  }
+
+  PECLET_FLOW_INLINE void gatherDense(T* buffer, const T* const* cols, std::size_t row, std::size_t k0,
+                                      std::size_t count) const {
+    const std::size_t n2 = shape_[2];
+    const std::size_t i = row / shape_[1], j = row % shape_[1];
+    const std::size_t v0 = row * n2 + k0;
+    std::copy(cols[0] + v0, cols[0] + v0 + count, buffer);
     const std::uint8_t* mask = mask_.data();
     for (std::size_t q = 1; q < Q; q++) {
       T* __restrict out = buffer + q * kBlock;
-      const T* __restrict self = a + opposite(q) * N + v0;
+      const T* __restrict self = cols[opposite(q)] + v0;
       // Cells whose source lies past the ends of the row take the edge path.
       std::size_t lo = 0, hi = count;
       if (cz[q] == 1 && k0 == 0) lo = 1;
@@ -582,12 +814,12 @@ class LatticeImpl final : public Lattice {
       const std::int64_t source = sourceRow(i, j, q);
       if (source < 0) {
         for (std::size_t b = lo; b < hi; b++) {
-          out[b] =
-              source == kWall ? self[b] : antiBounceBack(a, q, v0 + b, source == kInlet ? kInletLink : kOutletLink);
+          out[b] = source == kWall ? self[b]
+                                   : antiBounceBack(cols, q, v0 + b, source == kInlet ? kInletLink : kOutletLink);
         }
       } else {
         const std::size_t start = std::size_t(source) * n2 + k0 - std::size_t(std::ptrdiff_t(cz[q]));
-        const T* __restrict pulled = a + q * N + start;
+        const T* __restrict pulled = cols[q] + start;
         prefetch<0>(pulled + count, count);
         if (!rowHasSolid_[std::size_t(source)]) {
           for (std::size_t b = lo; b < hi; b++) out[b] = pulled[b];
@@ -600,10 +832,10 @@ class LatticeImpl final : public Lattice {
         if ((b == 0 && lo == 1) || (b == count - 1 && hi == count - 1)) {
           const std::int64_t m = pullVoxel(i, j, k0 + b, q);
           const std::size_t v = v0 + b;
-          out[b] = m == kInlet        ? antiBounceBack(a, q, v, kInletLink)
-                   : m == kOutlet     ? antiBounceBack(a, q, v, kOutletLink)
-                   : m < 0 || mask[m] ? a[opposite(q) * N + v]
-                                      : a[q * N + std::size_t(m)];
+          out[b] = m == kInlet        ? antiBounceBack(cols, q, v, kInletLink)
+                   : m == kOutlet     ? antiBounceBack(cols, q, v, kOutletLink)
+                   : m < 0 || mask[m] ? cols[opposite(q)][v]
+                                      : cols[q][std::size_t(m)];
         }
       }
     }
@@ -665,20 +897,22 @@ class LatticeImpl final : public Lattice {
   }
 
   // Collides `count` nodes from storage index `base` (voxel index in the
-  // dense layout, where `solid` masks the voxels whose populations stay 0).
+  // dense layout, where `solid` masks the voxels whose populations stay 0),
+  // writing population q of node b to wcols[q][wbase + b]. Adds to
+  // `exceeded` how many values written are not within `bound` in magnitude.
   // Returns how many nodes of the block are out of bounds: |u|² + 10⁻⁴ δρ²
   // + 10⁻² (u·F)² above kHealthBound, or NaN, or a per-voxel porosity
   // outside (0, 1]. Within them, the populations
   // written are bounded combinations of the ones read and of these moments.
   template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
   PECLET_FLOW_INLINE T collide(const T* __restrict buffer, std::size_t base, std::size_t count,
-                               const std::uint8_t* __restrict solid) {
-    const std::size_t S = stride_;
+                               const std::uint8_t* __restrict solid, T* const* wcols, std::size_t wbase, T bound,
+                               T& exceeded) {
     T keep[kBlock];
     if constexpr (Dense) {
       for (std::size_t b = 0; b < count; b++) keep[b] = solid[b] ? T(0) : T(1);
     }
-    T* __restrict out = b_.data();
+    T over = 0;
     const T wp = T(1.0 / tauPlus_), wm = T(1.0 / tauMinus_);
     const T sp = T(1) - T(0.5) * wp, sm = T(1) - T(0.5) * wm;
     Moments m;
@@ -689,24 +923,17 @@ class LatticeImpl final : public Lattice {
       uu[b] = u0[b] * u0[b] + u1[b] * u1[b] + u2[b] * u2[b];
       uf[b] = u0[b] * f0[b] + u1[b] * f1[b] + u2[b] * f2[b];
     }
-    // Nodes out of bounds (or NaN, which fails every comparison): the check
-    // that keeps the populations this step writes finite.
-    // Solid voxels of the dense layout do not count: they keep no state.
-    T outOfBounds = 0;
-    for (std::size_t b = 0; b < count; b++) {
-      const T x = uu[b] + T(1e-4) * dr[b] * dr[b] + T(1e-2) * uf[b] * uf[b];
-      T bad = x <= T(kHealthBound) ? T(0) : T(1);
-      if constexpr (PerVoxel) bad += m.badPorosity[b];
-      outOfBounds += Dense ? keep[b] * bad : bad;
-    }
+    const T outOfBounds = countOutOfBounds<Dense, PerVoxel>(m, uu, uf, keep, count);
     {
       const T w = T(kWeightRest);
-      T* __restrict target = out + base;
+      T* __restrict target = wcols[0] + wbase;
       const T* __restrict h = buffer;
       for (std::size_t b = 0; b < count; b++) {
         const T eq = w * (dr[b] - iota[b] * T(1.5) * uu[b]);
         const T value = h[b] - wp * (h[b] - eq) + sp * w * iota[b] * (T(-3) * uf[b]);
-        target[b] = Dense ? keep[b] * value : value;
+        const T kept = Dense ? keep[b] * value : value;
+        target[b] = kept;
+        over += std::fabs(kept) <= bound ? T(0) : T(1);
       }
     }
 #pragma GCC unroll 9
@@ -715,8 +942,8 @@ class LatticeImpl final : public Lattice {
       const T ax = T(cx[p]), ay = T(cy[p]), az = T(cz[p]);
       const T* __restrict ha = buffer + p * kBlock;
       const T* __restrict hb = buffer + (p + 1) * kBlock;
-      T* __restrict first = out + p * S + base;
-      T* __restrict second = out + (p + 1) * S + base;
+      T* __restrict first = wcols[p] + wbase;
+      T* __restrict second = wcols[p + 1] + wbase;
       prefetch<1>(first + count, count);
       prefetch<1>(second + count, count);
       for (std::size_t b = 0; b < count; b++) {
@@ -727,9 +954,30 @@ class LatticeImpl final : public Lattice {
         const T hp = T(0.5) * (ha[b] + hb[b]), hm = T(0.5) * (ha[b] - hb[b]);
         const T np = hp - wp * (hp - eqp) + sp * w * iota[b] * (T(9) * cu * cf - T(3) * uf[b]);
         const T nm = hm - wm * (hm - eqm) + sm * w * T(3) * cf;
-        first[b] = Dense ? keep[b] * (np + nm) : np + nm;
-        second[b] = Dense ? keep[b] * (np - nm) : np - nm;
+        const T one = Dense ? keep[b] * (np + nm) : np + nm;
+        const T other = Dense ? keep[b] * (np - nm) : np - nm;
+        first[b] = one;
+        second[b] = other;
+        over += (std::fabs(one) <= bound ? T(0) : T(1)) + (std::fabs(other) <= bound ? T(0) : T(1));
       }
+    }
+    exceeded += over;
+    return outOfBounds;
+  }
+
+  // Nodes out of bounds (or NaN, which fails every comparison): |u|² +
+  // 10⁻⁴ δρ² + 10⁻² (u·F)² above kHealthBound, or a per-voxel porosity outside
+  // (0, 1]: the rule that keeps the populations a step writes finite. Solid
+  // voxels of the dense layout (keep 0) do not count: they keep no state.
+  template <bool Dense, bool PerVoxel>
+  PECLET_FLOW_INLINE static T countOutOfBounds(const Moments& m, const T* uu, const T* uf, const T* keep,
+                                               std::size_t count) {
+    T outOfBounds = 0;
+    for (std::size_t b = 0; b < count; b++) {
+      const T x = uu[b] + T(1e-4) * m.dr[b] * m.dr[b] + T(1e-2) * uf[b] * uf[b];
+      T bad = x <= T(kHealthBound) ? T(0) : T(1);
+      if constexpr (PerVoxel) bad += m.badPorosity[b];
+      outOfBounds += Dense ? keep[b] * bad : bad;
     }
     return outOfBounds;
   }
@@ -754,6 +1002,8 @@ class LatticeImpl final : public Lattice {
   // The moments of the state now (the populations pulled as a step pulls
   // them), summed or written into the fields.
   void pass(Mode mode) {
+    if (mode == Mode::Health)
+      for (double& h : health_) h = 0.0;
     const bool gray = !gray_.empty(), perVoxel = !porosity_.empty() || !force_.empty();
     if (gray && perVoxel) passT<true, true>(mode);
     if (gray && !perVoxel) passT<true, false>(mode);
@@ -764,34 +1014,63 @@ class LatticeImpl final : public Lattice {
   template <bool Gray, bool PerVoxel>
   void passT(Mode mode) {
     for (auto& p : partial_) p = FlowMoments{};
+    const bool local = form() == Form::Streamed;
+    const T* cols[Q];
+    readColumns(cols);
     options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
       alignas(64) T buffer[Q * kBlock];
       Moments m;
       for (std::size_t c = begin; c < end; c++) {
         FlowMoments& sums = partial_[c];
+        T bad = 0;
         if (layout_ == Layout::Sparse) {
           const std::size_t from = c * storage_ / chunks_, to = (c + 1) * storage_ / chunks_;
           for (std::size_t s0 = from; s0 < to; s0 += kBlock) {
             const std::size_t count = std::min(kBlock, to - s0);
-            gatherSparse(buffer, s0, count);
+            if (local)
+              gatherLocal(buffer, s0, count);
+            else
+              gatherSparse(buffer, cols, s0, count);
             blockMoments<false, Gray, PerVoxel, false>(buffer, s0, count, m);
-            useMoments(mode, m, count, nodeOf_.data() + s0, 0, nullptr, sums);
+            if (mode == Mode::Health)
+              bad += blockHealth<false, PerVoxel>(m, count, nullptr);
+            else
+              useMoments(mode, m, count, nodeOf_.data() + s0, 0, nullptr, sums);
           }
-          continue;
-        }
-        const std::size_t rows = shape_[0] * shape_[1];
-        const std::size_t from = c * rows / chunks_, to = (c + 1) * rows / chunks_;
-        for (std::size_t row = from; row < to; row++) {
-          for (std::size_t k0 = 0; k0 < shape_[2]; k0 += kBlock) {
-            const std::size_t count = std::min(kBlock, shape_[2] - k0);
-            const std::size_t v0 = row * shape_[2] + k0;
-            gatherDense(buffer, row, k0, count);
-            blockMoments<true, Gray, PerVoxel, false>(buffer, v0, count, m);
-            useMoments(mode, m, count, nullptr, v0, mask_.data() + v0, sums);
+        } else {
+          const std::size_t rows = shape_[0] * shape_[1];
+          const std::size_t from = c * rows / chunks_, to = (c + 1) * rows / chunks_;
+          for (std::size_t row = from; row < to; row++) {
+            for (std::size_t k0 = 0; k0 < shape_[2]; k0 += kBlock) {
+              const std::size_t count = std::min(kBlock, shape_[2] - k0);
+              const std::size_t v0 = row * shape_[2] + k0;
+              if (local)
+                gatherLocal(buffer, v0, count);
+              else
+                gatherDense(buffer, cols, row, k0, count);
+              blockMoments<true, Gray, PerVoxel, false>(buffer, v0, count, m);
+              if (mode == Mode::Health)
+                bad += blockHealth<true, PerVoxel>(m, count, mask_.data() + v0);
+              else
+                useMoments(mode, m, count, nullptr, v0, mask_.data() + v0, sums);
+            }
           }
         }
+        health_[c] = double(bad);
       }
     });
+  }
+
+  // Nodes of a block out of bounds (the rule of countOutOfBounds).
+  template <bool Dense, bool PerVoxel>
+  static T blockHealth(const Moments& m, std::size_t count, const std::uint8_t* solid) {
+    alignas(64) T uu[kBlock], uf[kBlock], keep[kBlock];
+    for (std::size_t b = 0; b < count; b++) {
+      uu[b] = m.u0[b] * m.u0[b] + m.u1[b] * m.u1[b] + m.u2[b] * m.u2[b];
+      uf[b] = m.u0[b] * m.f0[b] + m.u1[b] * m.f1[b] + m.u2[b] * m.f2[b];
+      keep[b] = Dense && solid[b] ? T(0) : T(1);
+    }
+    return countOutOfBounds<Dense, PerVoxel>(m, uu, uf, keep, count);
   }
 
   // Adds a block's moments to the sums, or writes them into the fields;
@@ -828,14 +1107,14 @@ class LatticeImpl final : public Lattice {
   // Anti-bounce-back (Ginzburg 2005): the density of a pressure face halfway
   // outside the first or last plane, for the link entering through it:
   // f_q = -f*_q' + 2 e+_q(rho_face), the kinetic part of e+ neglected.
-  PECLET_FLOW_INLINE T antiBounceBack(const T* a, std::size_t q, std::size_t s, std::uint32_t link) const {
-    const double rho = link == kInletLink ? options_.pressure.inletDensity : options_.pressure.outletDensity;
-    return -a[opposite(q) * stride_ + s] + T(2.0 * weight(q) * (rho - 1.0));
+  PECLET_FLOW_INLINE T antiBounceBack(const T* const* cols, std::size_t q, std::size_t s, std::uint32_t link) const {
+    return pushBack(cols[opposite(q)][s], q, link);
   }
 
   LatticeOptions options_;
   std::array<std::size_t, 3> shape_{};
   std::ptrdiff_t offset_[Q]{};
+  T faceTerm_[2][Q]{};
   std::size_t voxels_ = 0, fluid_ = 0, storage_ = 0, stride_ = 0, chunks_ = 1, stepCount_ = 0, savedCount_ = 0;
   Layout layout_ = Layout::Dense;
   double tauPlus_ = 1.0, tauMinus_ = 1.0;
@@ -845,6 +1124,13 @@ class LatticeImpl final : public Lattice {
   std::vector<double> porosity_, force_;
   std::vector<FlowMoments> partial_;
   std::vector<double> health_;  // per chunk: nodes out of bounds in the last stepPass
+  std::vector<double> exceed_;  // per chunk: values the last in-place step wrote past certificateBound()
+  bool inPlace_ = true;
+  // The last in-place step proved that the state meets the rule (with a
+  // pressure term no larger than certifiedTerm_); checked_: checkStep() said
+  // yes for the state now.
+  bool certified_ = false, checked_ = false;
+  double certifiedTerm_ = 0.0;
   std::vector<T> snapshot_;     // the state at the start of an atomic step() call
   bool diverged_ = false;
   std::size_t divergedAt_ = 0;
@@ -865,9 +1151,11 @@ double plannedBytes(const LatticeOptions& o) {
                      (o.solidFraction.empty() || o.solidFraction.size() == n) && (o.sdf.empty() || o.sdf.size() == n);
   const std::size_t fluid = sized ? countFluid(o, n) : n;
   const std::size_t t = bytesOfPrecision(o.precision);
-  const Layout layout = chooseLayout(o.layout, n, fluid, t, !o.sdf.empty());
-  double bytes = layout == Layout::Sparse ? double(fluid) * sparseBytesPerNode(t) + 4.0 * double(n)  // build table
-                                          : double(n) * denseBytesPerVoxel(t);
+  const bool inPlace = streamsInPlace(o.streaming, !o.sdf.empty());
+  const Layout layout = chooseLayout(o.layout, n, fluid, t, !o.sdf.empty(), inPlace);
+  double bytes = layout == Layout::Sparse
+                     ? double(fluid) * sparseBytesPerNode(t, inPlace) + 4.0 * double(n)  // build table
+                     : double(n) * denseBytesPerVoxel(t, inPlace);
   if (!o.solidFraction.empty()) bytes += double(layout == Layout::Sparse ? fluid : n) * double(t);
   return bytes;
 }

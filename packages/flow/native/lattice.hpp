@@ -18,7 +18,8 @@
 /// (2002) and a per-cell body force. Pressure drive: Guo's non-equilibrium
 /// extrapolation on the first and last planes along an axis.
 ///
-/// Layout: two lattices (pull scheme), structure of arrays. `Dense` stores
+/// Layout: structure of arrays, streamed in place (the AA pattern) or
+/// between two lattices (pull), see `Streaming`. `Dense` stores
 /// every voxel and finds neighbours by index arithmetic; `Sparse` stores
 /// fluid nodes only with an index table of pull sources. `Auto` picks the
 /// one that moves fewer bytes per step.
@@ -41,6 +42,17 @@ using ParallelFor = std::function<void(std::size_t count, const peclet::Parallel
 enum class Precision { F64, F32 };
 enum class Layout { Auto, Dense, Sparse };
 enum class CollisionModel { TRT, BGK };
+/// How populations stream. `InPlace`: one copy of the populations, the AA
+/// pattern (Bailey et al. 2009): an even step reads and writes each node's
+/// own populations (collision only, written back to the opposite slots), an
+/// odd step reads them from the neighbours' slots and writes them back to
+/// them, so that every value is read and written in place by one node and a
+/// step moves 2·19 values per node with no write-allocate. `TwoLattice`: pull
+/// from one copy into another (what interpolated walls need, as they read a
+/// neighbour's state of the step before). `Auto`: in place unless the
+/// geometry is given by a signed distance; the environment variable
+/// PECLET_FLOW_STREAMING=two-lattice|in-place overrides it.
+enum class Streaming { Auto, InPlace, TwoLattice };
 
 /// Relaxation: TRT with τ+ = 3ν + 1/2 and τ− from the magic parameter
 /// Λ = (τ+ − 1/2)(τ− − 1/2); BGK uses τ+ for both.
@@ -77,6 +89,7 @@ struct LatticeOptions {
   bool inertia = true;
   Precision precision = Precision::F64;
   Layout layout = Layout::Auto;
+  Streaming streaming = Streaming::Auto;
   PressureDrive pressure;
   /// Chunks a parallel loop is cut into (fixed, so sums are deterministic).
   unsigned workers = 1;
@@ -131,17 +144,22 @@ class Lattice {
   /// cross towards `direction` (+1: the 5 with c_x = +1, -1: the 5 with
   /// c_x = -1): the values copyHalo moves.
   virtual std::size_t haloSize(std::size_t plane) const = 0;
-  /// Copies the post-collision populations of `plane` that cross towards
-  /// `direction` into `buffer` (`pack`), or from it into the plane: the
-  /// buffer holds haloSize(plane) × 5 values of the lattice's precision,
-  /// population by population.
+  /// Copies the populations of `plane` that cross towards `direction` into
+  /// `buffer` (`pack`), or from it into the plane: the buffer holds
+  /// haloSize(plane) × 5 values of the lattice's precision, population by
+  /// population. Which values: the post-collision ones that leave the plane
+  /// (two lattices, and in place after an even number of steps), or the ones
+  /// that arrived in the plane (in place after an odd number of steps:
+  /// a ghost plane then holds what its neighbour's edge plane must receive).
   virtual void copyHalo(std::size_t plane, int direction, void* buffer, bool pack) = 0;
   /// Keeps a copy of the populations and the step count (allocated on the
   /// first call), and goes back to it.
   virtual void saveState() = 0;
-  /// Goes back one step (the pull scheme keeps the state before the last
-  /// step in its second lattice); only right after a step that was taken.
-  virtual void undoStep() = 0;
+  /// Whether the next step may be taken: false when the state now is out of
+  /// the bounds a step needs (the rule of step()). Reads the state once
+  /// unless the last step proved it within them; a true answer is kept for
+  /// the next step() call, which then does not check again.
+  virtual bool checkStep() = 0;
   virtual void restoreState() = 0;
   virtual double* force() = 0;
 
@@ -150,6 +168,7 @@ class Lattice {
   virtual void setPressure(double inletDensity, double outletDensity) = 0;
 
   virtual Layout layout() const noexcept = 0;
+  virtual Streaming streaming() const noexcept = 0;
   virtual Precision precision() const noexcept = 0;
   virtual std::size_t fluidNodes() const noexcept = 0;
   virtual std::size_t voxels() const noexcept = 0;

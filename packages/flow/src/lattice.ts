@@ -168,13 +168,17 @@ export class Lattice implements Disposable {
     return this.#gpu === undefined ? 'host' : 'webgpu';
   }
   /**
-   * Layout, precision, node counts, relaxation times, steps taken, memory, bytes per update. On
+   * Layout, streaming scheme (`'in-place'`: one copy of the populations, the AA pattern;
+   * `'two-lattice'`: pull between two copies, what `sdf` walls and the `webgpu` path use),
+   * precision, node counts, relaxation times, steps taken, memory, bytes per update. On
    * `webgpu` `bytes` counts the device buffers (0 before the first run).
    */
   get info(): NativeLatticeInfo {
     const info = this.#native.info;
     const gpu = this.#gpu;
-    return gpu === undefined ? info : { ...info, stepCount: gpu.stepCount, bytes: gpu.bytes };
+    return gpu === undefined
+      ? info
+      : { ...info, streaming: 'two-lattice', stepCount: gpu.stepCount, bytes: gpu.bytes };
   }
   /** `'sparse'` (fluid nodes only) or `'dense'`. */
   get layout(): 'sparse' | 'dense' {

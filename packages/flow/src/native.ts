@@ -17,6 +17,7 @@ export interface NativeStep {
 /** @internal */
 export interface NativeLatticeInfo {
   readonly layout: 'sparse' | 'dense';
+  readonly streaming: 'in-place' | 'two-lattice';
   readonly precision: 'f64' | 'f32';
   readonly fluidNodes: number;
   readonly voxels: number;
@@ -63,7 +64,11 @@ export interface NativeLattice {
   refreshFields(): void;
   saveState(): void;
   restoreState(): void;
-  undoStep(): void;
+  /**
+   * Whether the next step may be taken (false: the state is out of the bounds a step needs);
+   * reads the state unless the last step proved it. A true answer holds for the next step.
+   */
+  checkStep(): boolean;
   stepAsync(steps: number): { promise: Promise<NativeStep>; cancel(): void };
   readonly velocity: Float64Array | Float32Array;
   readonly density: Float64Array | Float32Array;

@@ -228,6 +228,9 @@ export class Slab {
   readonly planeSize: number;
   /** Every rank's plane count, in rank order. */
   readonly counts: readonly number[];
+  #pushed:
+    | { up: Float64Array | Float32Array; down: Float64Array | Float32Array; inFirst: Float64Array | Float32Array; inLast: Float64Array | Float32Array }
+    | undefined;
   #buffers:
     | {
         up: Float64Array | Float32Array;
@@ -347,30 +350,51 @@ export class Slab {
   }
 
   /**
-   * After a step: each ghost plane takes the populations its neighbour's edge plane sent across
-   * (the 5 that cross towards this rank), all other values of the ghost never being read.
+   * After a step, the halo exchange. Two lattices, and in place after an even number of steps:
+   * each ghost plane takes the post-collision populations its neighbour's edge plane sends
+   * across (the 5 that cross towards this rank), all other values of the ghost never being
+   * read. In place after an odd number of steps the other way round: each edge plane pushed
+   * its crossing populations into the ghost beside it, and they go to the neighbour's edge
+   * plane, where the next step reads them.
    */
   exchange(lattice: NativeLattice, precision: 'f64' | 'f32'): void {
     if (this.size === 1) return;
     const first = this.ghostLower;
     const last = this.ghostLower + this.count - 1;
-    if (this.#buffers === undefined) {
-      const Ctor = precision === 'f32' ? Float32Array : Float64Array;
-      const sized = (plane: number) => new Ctor(lattice.haloSize(plane));
-      this.#buffers = {
-        up: sized(last),
-        down: sized(first),
-        inLower: this.ghostLower ? sized(0) : new Ctor(0),
-        inUpper: this.ghostUpper ? sized(this.localPlanes - 1) : new Ctor(0),
+    const top = this.localPlanes - 1;
+    const Ctor = precision === 'f32' ? Float32Array : Float64Array;
+    const sized = (plane: number) => new Ctor(lattice.haloSize(plane));
+    const none = new Ctor(0);
+    const info = lattice.info;
+    if (info.streaming === 'in-place' && info.stepCount % 2 === 1) {
+      this.#pushed ??= {
+        up: this.ghostUpper ? sized(top) : none,
+        down: this.ghostLower ? sized(0) : none,
+        inFirst: this.ghostLower ? sized(first) : none,
+        inLast: this.ghostUpper ? sized(last) : none,
       };
+      const b = this.#pushed;
+      if (this.upper >= 0) lattice.packHalo(top, 1, b.up);
+      this.#shift(b.up, b.inFirst, TAG_UP, true);
+      if (this.lower >= 0) lattice.unpackHalo(first, 1, b.inFirst);
+      if (this.lower >= 0) lattice.packHalo(0, -1, b.down);
+      this.#shift(b.down, b.inLast, TAG_DOWN, false);
+      if (this.upper >= 0) lattice.unpackHalo(last, -1, b.inLast);
+      return;
     }
+    this.#buffers ??= {
+      up: sized(last),
+      down: sized(first),
+      inLower: this.ghostLower ? sized(0) : none,
+      inUpper: this.ghostUpper ? sized(top) : none,
+    };
     const b = this.#buffers;
     if (this.upper >= 0) lattice.packHalo(last, 1, b.up);
     this.#shift(b.up, b.inLower, TAG_UP, true);
     if (this.lower >= 0) lattice.unpackHalo(0, 1, b.inLower);
     if (this.lower >= 0) lattice.packHalo(first, -1, b.down);
     this.#shift(b.down, b.inUpper, TAG_DOWN, false);
-    if (this.upper >= 0) lattice.unpackHalo(this.localPlanes - 1, -1, b.inUpper);
+    if (this.upper >= 0) lattice.unpackHalo(top, -1, b.inUpper);
   }
 
   /**
@@ -560,42 +584,33 @@ export class Distributed {
   }
 
   /**
-   * Collective: up to `steps` steps, each followed by the halo exchange. A step that would
-   * diverge on any rank is taken on none (the ranks that took it go back), and the call stops
-   * there; so does a module finalizing on any rank.
+   * Collective: up to `steps` steps, each followed by the halo exchange. Whether every rank
+   * may take a step is agreed before any takes it (in place, a step overwrites the state it
+   * reads): a step that would diverge on any rank is taken on none, and the call stops there;
+   * so does a module finalizing on any rank.
    */
   advance(steps: number, refreshOnStop: boolean): Advance {
     let done = 0;
+    const stop = (divergedAt: number | undefined): Advance => {
+      // As without MPI: the fields of the last finite state when a run took steps
+      // (refreshOnStop), else the fields as they were before the call.
+      if (refreshOnStop && done > 0) this.native.refreshFields();
+      return { steps: done, divergedAt, cancelled: divergedAt === undefined };
+    };
     for (; done < steps; done++) {
       const t0 = performance.now();
-      const outcome = this.native.step(1, false);
+      const [d] = this.slab.total([this.native.checkStep() ? 0 : 1]) as [number];
+      if (d > 0) return stop(this.native.info.stepCount + 1);
       const t1 = performance.now();
-      this.stepSeconds += (t1 - t0) / 1e3;
-      const taken = outcome.steps === 1;
-      let d: number;
-      let c: number;
-      try {
-        const diverged = outcome.status === 'diverged';
-        const stopped = outcome.status === 'cancelled' || !taken;
-        [d, c] = this.slab.total([diverged ? 1 : 0, stopped && !diverged ? 1 : 0]) as [number, number];
-        if (d === 0 && c === 0) this.slab.exchange(this.native, this.precision);
-      } catch (error) {
-        // MPI failed mid-step: this rank goes back to the step before (its ghosts as they were).
-        if (taken && !this.native.released) this.native.undoStep();
-        throw error;
-      }
-      if (d > 0 || c > 0) {
-        if (taken) this.native.undoStep();
-        // As without MPI: the fields of the last finite state when a run took steps
-        // (refreshOnStop), else the fields as they were before the call.
-        if (refreshOnStop && done > 0) this.native.refreshFields();
-        return {
-          steps: done,
-          divergedAt: d > 0 ? this.native.info.stepCount + 1 : undefined,
-          cancelled: c > 0 && d === 0,
-        };
-      }
-      this.haloSeconds += (performance.now() - t1) / 1e3;
+      const outcome = this.native.step(1, false);
+      const t2 = performance.now();
+      this.stepSeconds += (t2 - t1) / 1e3;
+      // Not taken after the check: the module is finalizing. A rank that took the step stays
+      // there (the lattice is being released); so does one whose MPI fails from here on.
+      const [c] = this.slab.total([outcome.steps === 1 ? 0 : 1]) as [number];
+      if (c > 0) return stop(undefined);
+      this.slab.exchange(this.native, this.precision);
+      this.haloSeconds += (performance.now() - t2 + (t1 - t0)) / 1e3;
     }
     this.native.refreshFields();
     return { steps: done, divergedAt: undefined, cancelled: false };

@@ -149,7 +149,7 @@ Napi::Function Lattice::Init(Napi::Env env) {
   members.push_back(Method<&Lattice::RefreshFields>("refreshFields"));
   members.push_back(Method<&Lattice::SaveState>("saveState"));
   members.push_back(Method<&Lattice::RestoreState>("restoreState"));
-  members.push_back(Method<&Lattice::UndoStep>("undoStep"));
+  members.push_back(Method<&Lattice::CheckStep>("checkStep"));
   return DefineClass(env, "Lattice", members);
 }
 
@@ -285,6 +285,7 @@ Napi::Value Lattice::Info(const Napi::CallbackInfo& info) {
   const flow::Lattice& k = *state_->kernel;
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("layout", k.layout() == flow::Layout::Sparse ? "sparse" : "dense");
+  o.Set("streaming", k.streaming() == flow::Streaming::InPlace ? "in-place" : "two-lattice");
   o.Set("precision", k.precision() == flow::Precision::F32 ? "f32" : "f64");
   o.Set("fluidNodes", static_cast<double>(k.fluidNodes()));
   o.Set("voxels", static_cast<double>(k.voxels()));
@@ -366,14 +367,9 @@ Napi::Value Lattice::SaveState(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value Lattice::UndoStep(const Napi::CallbackInfo& info) {
+Napi::Value Lattice::CheckStep(const Napi::CallbackInfo& info) {
   ensureIdle(info.Env(), "step");
-  try {
-    state_->kernel->undoStep();
-  } catch (const flow::FlowError& e) {
-    throwFlowError(info.Env(), e);
-  }
-  return info.Env().Undefined();
+  return Napi::Boolean::New(info.Env(), state_->kernel->checkStep());
 }
 
 Napi::Value Lattice::RestoreState(const Napi::CallbackInfo& info) {

@@ -64,7 +64,7 @@ class Lattice : public peclet::Object<Lattice> {
   Napi::Value RefreshFields(const Napi::CallbackInfo& info);
   Napi::Value SaveState(const Napi::CallbackInfo& info);
   Napi::Value RestoreState(const Napi::CallbackInfo& info);
-  Napi::Value UndoStep(const Napi::CallbackInfo& info);
+  Napi::Value CheckStep(const Napi::CallbackInfo& info);
   /// copyHalo(plane, direction, array) with its arguments checked.
   void halo(const Napi::CallbackInfo& info, bool pack);
 
