@@ -5,7 +5,11 @@
 #include <cstdlib>
 #include <deque>
 #include <limits>
+#include <new>
 #include <string>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "d3q19.hpp"
 
@@ -49,6 +53,37 @@ bool cpuHasAvx2() {
 #endif
 
 std::size_t bytesOfPrecision(Precision p) { return p == Precision::F32 ? 4 : 8; }
+
+// The populations' storage: aligned to 2 MiB and, on Linux, marked for transparent huge pages
+// (where the system leaves them to madvise). A step streams 19 arrays in and 19 out, from up to
+// 3 rows each: with 4 KiB pages that is more pages than the data TLB holds.
+template <typename T>
+struct PageAllocator {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t(2) << 20;
+  PageAllocator() = default;
+  template <typename U>
+  explicit PageAllocator(const PageAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (n > (std::numeric_limits<std::size_t>::max() - kHuge) / sizeof(T)) throw std::bad_alloc();
+    const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
+    void* p = std::aligned_alloc(kHuge, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= 2 * kHuge) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  template <typename U>
+  bool operator==(const PageAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const PageAllocator<U>&) const noexcept {
+    return false;
+  }
+};
 
 std::string str(double v) {
   char buffer[64];
@@ -171,6 +206,8 @@ void validate(const LatticeOptions& o) {
 
 template <typename T>
 class LatticeImpl final : public Lattice {
+  using Populations = std::vector<T, PageAllocator<T>>;
+
  public:
   explicit LatticeImpl(LatticeOptions&& o) : options_(std::move(o)) {
     shape_ = options_.shape;
@@ -504,6 +541,17 @@ class LatticeImpl final : public Lattice {
         for (std::size_t v = 0; v < voxels_; v++)
           if (!mask_[v]) gray_[v] = T(grayDrag(options_.solidFraction[v]));
       }
+      // Rows whose in-place steps pull and push directly: no solid in the row or in any of
+      // the rows its links reach, and none of those across a face that is not periodic.
+      rowDirect_.assign(shape_[0] * shape_[1], 0);
+      for (std::size_t row = 0; row < rowDirect_.size(); row++) {
+        bool direct = rowHasSolid_[row] == 0;
+        for (std::size_t q = 1; q < Q && direct; q++) {
+          const std::int64_t r = sourceRow(row / shape_[1], row % shape_[1], q);
+          direct = r >= 0 && rowHasSolid_[std::size_t(r)] == 0;
+        }
+        rowDirect_[row] = direct ? 1 : 0;
+      }
       return;
     }
     storage_ = fluid_;
@@ -600,9 +648,9 @@ class LatticeImpl final : public Lattice {
 #endif
 
   // One step over chunks [begin, end). Two lattices: pull from a_ into b_.
-  // In place, from the Streamed form (an even step): each node's own values
-  // in, collided, back into the opposite slots; from the Collided form (an
-  // odd step): pulled from the neighbours' slots, collided into a block
+  // In place, from the Streamed form (after an odd number of steps): each
+  // node's own values in, collided, back into the opposite slots; from the
+  // Collided form (after an even number): pulled from the neighbours' slots, collided into a block
   // buffer, and pushed back to them (scatter). Either way every value is read
   // and written by one node, so the chunks run in parallel.
   template <bool Gray, bool PerVoxel, bool Inertia>
@@ -613,11 +661,14 @@ class LatticeImpl final : public Lattice {
     const T* cols[Q];
     readColumns(cols);
     T* wcols[Q];
+    T* a = a_.data();
     for (std::size_t q = 0; q < Q; q++) {
       wcols[q] = f == Form::Pulled     ? b_.data() + q * stride_
-                 : f == Form::Streamed ? a_.data() + opposite(q) * stride_
+                 : f == Form::Streamed ? a + opposite(q) * stride_
                                        : post + q * kBlock;
     }
+    const T* rp[Q];
+    T* wp[Q];
     const T bound = T(std::max(0.0, certificateBound()));
     for (std::size_t c = begin; c < end; c++) {
       T check = 0, exceeded = 0;
@@ -625,34 +676,73 @@ class LatticeImpl final : public Lattice {
         const std::size_t from = c * storage_ / chunks_, to = (c + 1) * storage_ / chunks_;
         for (std::size_t s0 = from; s0 < to; s0 += kBlock) {
           const std::size_t count = std::min(kBlock, to - s0);
-          if (f == Form::Streamed)
-            gatherLocal(buffer, s0, count);
-          else
+          if (f == Form::Streamed) {
+            // Each node's values where they lie.
+            for (std::size_t q = 0; q < Q; q++) rp[q] = a + q * stride_ + s0;
+          } else {
             gatherSparse(buffer, cols, s0, count);
-          check += collide<false, Gray, PerVoxel, Inertia>(buffer, s0, count, nullptr, wcols,
+            blockColumns(buffer, rp);
+          }
+          check += collide<false, Gray, PerVoxel, Inertia>(rp, s0, count, nullptr, wcols,
                                                            f == Form::Collided ? 0 : s0, bound, exceeded);
           if (f == Form::Collided) scatterSparse(post, s0, count);
         }
       } else {
-        const std::size_t rows = shape_[0] * shape_[1];
+        const std::size_t rows = shape_[0] * shape_[1], n2 = shape_[2];
         const std::size_t from = c * rows / chunks_, to = (c + 1) * rows / chunks_;
         for (std::size_t row = from; row < to; row++) {
-          for (std::size_t k0 = 0; k0 < shape_[2]; k0 += kBlock) {
-            const std::size_t count = std::min(kBlock, shape_[2] - k0);
-            const std::size_t v0 = row * shape_[2] + k0;
-            if (f == Form::Streamed)
-              gatherLocal(buffer, v0, count);
-            else
-              gatherDense(buffer, cols, row, k0, count);
-            check += collide<true, Gray, PerVoxel, Inertia>(buffer, v0, count, mask_.data() + v0, wcols,
-                                                            f == Form::Collided ? 0 : v0, bound, exceeded);
-            if (f == Form::Collided) scatterDense(post, row, k0, count);
+          for (std::size_t k0 = 0; k0 < n2; k0 += kBlock) {
+            const std::size_t count = std::min(kBlock, n2 - k0);
+            const std::size_t v0 = row * n2 + k0;
+            const std::uint8_t* solid = mask_.data() + v0;
+            if (f == Form::Streamed) {
+              for (std::size_t q = 0; q < Q; q++) rp[q] = a + q * stride_ + v0;
+              check += collide<true, Gray, PerVoxel, Inertia>(rp, v0, count, solid, wcols, v0, bound, exceeded);
+              continue;
+            }
+            // A row of fluid whose neighbour rows are all fluid and inside the box: the
+            // values are pulled from and pushed to their slots directly, but for the two
+            // ends of the row (whose neighbours along z wrap round or are walls).
+            std::size_t lo = 0, hi = 0;
+            if (f == Form::Collided && rowDirect_[row]) {
+              lo = k0 == 0 ? 1 : 0;
+              hi = k0 + count == n2 ? count - 1 : count;
+            }
+            if (lo < hi) {
+              const std::size_t i = row / shape_[1], j = row % shape_[1], k = k0 + lo;
+              for (std::size_t q = 0; q < Q; q++) {
+                const std::size_t o = opposite(q);
+                const auto source = std::size_t(sourceRow(i, j, q)), target = std::size_t(sourceRow(i, j, o));
+                rp[q] = a + o * stride_ + source * n2 + k - std::size_t(std::ptrdiff_t(cz[q]));
+                wp[q] = a + q * stride_ + target * n2 + k + std::size_t(std::ptrdiff_t(cz[q]));
+              }
+              check += collide<true, Gray, PerVoxel, Inertia>(rp, v0 + lo, hi - lo, solid + lo, wp, 0, bound,
+                                                              exceeded);
+            }
+            // The rest through the block buffers: the whole block, or the ends of a direct row.
+            const std::size_t parts[2][2] = {{0, lo < hi ? lo : count}, {lo < hi ? hi : count, count}};
+            for (const auto& part : parts) {
+              const std::size_t first = part[0], last = part[1];
+              if (first >= last) continue;
+              gatherDense(buffer, cols, row, k0 + first, last - first);
+              blockColumns(buffer, rp);
+              check += collide<true, Gray, PerVoxel, Inertia>(rp, v0 + first, last - first, solid + first, wcols,
+                                                              f == Form::Collided ? 0 : v0 + first, bound,
+                                                              exceeded);
+              if (f == Form::Collided) scatterDense(post, row, k0 + first, last - first);
+            }
           }
         }
       }
       health_[c] = double(check);
       exceed_[c] = double(exceeded);
     }
+  }
+
+  // The columns of a block buffer (population q of node b at buffer[q kBlock + b]).
+  static const T* const* blockColumns(const T* buffer, const T** rp) {
+    for (std::size_t q = 0; q < Q; q++) rp[q] = buffer + q * kBlock;
+    return rp;
   }
 
   // The hardware prefetchers do not follow 19 streams read (and 19 written)
@@ -703,7 +793,7 @@ class LatticeImpl final : public Lattice {
   }
 
   // The post-collision values of `count` nodes from storage index s0, pushed
-  // to where the next (even) step reads them: population q of node x into
+  // to where the next step (from the Streamed form) reads them: population q of node x into
   // slot q of x + c_q, or, through a wall, back into slot opposite(q) of x
   // (through a pressure face, anti-bounce-back: the value that a pull would
   // compute when it reads it).
@@ -850,7 +940,7 @@ class LatticeImpl final : public Lattice {
   };
 
   template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
-  PECLET_FLOW_INLINE void blockMoments(const T* __restrict buffer, std::size_t base, std::size_t count,
+  PECLET_FLOW_INLINE void blockMoments(const T* const* rp, std::size_t base, std::size_t count,
                                        Moments& m) const {
     const double* __restrict porosity = PerVoxel ? porosity_.data() : nullptr;
     const double* __restrict force = PerVoxel ? force_.data() : nullptr;
@@ -863,7 +953,7 @@ class LatticeImpl final : public Lattice {
       T d = 0, x = 0, y = 0, z = 0;
 #pragma GCC unroll 19
       for (std::size_t q = 0; q < Q; q++) {
-        const T h = buffer[q * kBlock + b];
+        const T h = rp[q][b];
         d += h;
         x += T(cx[q]) * h;
         y += T(cy[q]) * h;
@@ -905,7 +995,7 @@ class LatticeImpl final : public Lattice {
   // outside (0, 1]. Within them, the populations
   // written are bounded combinations of the ones read and of these moments.
   template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
-  PECLET_FLOW_INLINE T collide(const T* __restrict buffer, std::size_t base, std::size_t count,
+  PECLET_FLOW_INLINE T collide(const T* const* rp, std::size_t base, std::size_t count,
                                const std::uint8_t* __restrict solid, T* const* wcols, std::size_t wbase, T bound,
                                T& exceeded) {
     T keep[kBlock];
@@ -916,18 +1006,19 @@ class LatticeImpl final : public Lattice {
     const T wp = T(1.0 / tauPlus_), wm = T(1.0 / tauMinus_);
     const T sp = T(1) - T(0.5) * wp, sm = T(1) - T(0.5) * wm;
     Moments m;
-    blockMoments<Dense, Gray, PerVoxel, Inertia>(buffer, base, count, m);
+    blockMoments<Dense, Gray, PerVoxel, Inertia>(rp, base, count, m);
     const T *dr = m.dr, *u0 = m.u0, *u1 = m.u1, *u2 = m.u2, *f0 = m.f0, *f1 = m.f1, *f2 = m.f2, *iota = m.iota;
     alignas(64) T uu[kBlock], uf[kBlock];
     for (std::size_t b = 0; b < count; b++) {
       uu[b] = u0[b] * u0[b] + u1[b] * u1[b] + u2[b] * u2[b];
       uf[b] = u0[b] * f0[b] + u1[b] * f1[b] + u2[b] * f2[b];
     }
-    const T outOfBounds = countOutOfBounds<Dense, PerVoxel>(m, uu, uf, keep, count);
+    // In place the rule is applied before the step (checkStep), not here.
+    const T outOfBounds = inPlace_ ? T(0) : countOutOfBounds<Dense, PerVoxel>(m, uu, uf, keep, count);
     {
       const T w = T(kWeightRest);
       T* __restrict target = wcols[0] + wbase;
-      const T* __restrict h = buffer;
+      const T* __restrict h = rp[0];
       for (std::size_t b = 0; b < count; b++) {
         const T eq = w * (dr[b] - iota[b] * T(1.5) * uu[b]);
         const T value = h[b] - wp * (h[b] - eq) + sp * w * iota[b] * (T(-3) * uf[b]);
@@ -940,8 +1031,8 @@ class LatticeImpl final : public Lattice {
     for (std::size_t p = 1; p < Q; p += 2) {
       const T w = T(weight(p));
       const T ax = T(cx[p]), ay = T(cy[p]), az = T(cz[p]);
-      const T* __restrict ha = buffer + p * kBlock;
-      const T* __restrict hb = buffer + (p + 1) * kBlock;
+      const T* __restrict ha = rp[p];
+      const T* __restrict hb = rp[p + 1];
       T* __restrict first = wcols[p] + wbase;
       T* __restrict second = wcols[p + 1] + wbase;
       prefetch<1>(first + count, count);
@@ -990,7 +1081,7 @@ class LatticeImpl final : public Lattice {
     return sum == 0.0;
   }
 
-  void copyPopulations(const std::vector<T>& from, std::vector<T>& to) {
+  void copyPopulations(const Populations& from, Populations& to) {
     if (to.size() != from.size()) to.resize(from.size());
     const std::size_t n = from.size();
     options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
@@ -1019,6 +1110,7 @@ class LatticeImpl final : public Lattice {
     readColumns(cols);
     options_.parallelFor(chunks_, [&](std::size_t begin, std::size_t end, unsigned) {
       alignas(64) T buffer[Q * kBlock];
+      const T* rp[Q];
       Moments m;
       for (std::size_t c = begin; c < end; c++) {
         FlowMoments& sums = partial_[c];
@@ -1031,7 +1123,7 @@ class LatticeImpl final : public Lattice {
               gatherLocal(buffer, s0, count);
             else
               gatherSparse(buffer, cols, s0, count);
-            blockMoments<false, Gray, PerVoxel, false>(buffer, s0, count, m);
+            blockMoments<false, Gray, PerVoxel, false>(blockColumns(buffer, rp), s0, count, m);
             if (mode == Mode::Health)
               bad += blockHealth<false, PerVoxel>(m, count, nullptr);
             else
@@ -1048,7 +1140,7 @@ class LatticeImpl final : public Lattice {
                 gatherLocal(buffer, v0, count);
               else
                 gatherDense(buffer, cols, row, k0, count);
-              blockMoments<true, Gray, PerVoxel, false>(buffer, v0, count, m);
+              blockMoments<true, Gray, PerVoxel, false>(blockColumns(buffer, rp), v0, count, m);
               if (mode == Mode::Health)
                 bad += blockHealth<true, PerVoxel>(m, count, mask_.data() + v0);
               else
@@ -1118,9 +1210,11 @@ class LatticeImpl final : public Lattice {
   std::size_t voxels_ = 0, fluid_ = 0, storage_ = 0, stride_ = 0, chunks_ = 1, stepCount_ = 0, savedCount_ = 0;
   Layout layout_ = Layout::Dense;
   double tauPlus_ = 1.0, tauMinus_ = 1.0;
-  std::vector<std::uint8_t> mask_, rowHasSolid_;
-  std::vector<std::uint32_t> sources_, nodeOf_;
-  std::vector<T> a_, b_, gray_, velocity_, density_, kappa_;
+  std::vector<std::uint8_t> mask_, rowHasSolid_, rowDirect_;
+  std::vector<std::uint32_t, PageAllocator<std::uint32_t>> sources_;
+  std::vector<std::uint32_t> nodeOf_;
+  Populations a_, b_;
+  std::vector<T> gray_, velocity_, density_, kappa_;
   std::vector<double> porosity_, force_;
   std::vector<FlowMoments> partial_;
   std::vector<double> health_;  // per chunk: nodes out of bounds in the last stepPass
@@ -1131,7 +1225,7 @@ class LatticeImpl final : public Lattice {
   // yes for the state now.
   bool certified_ = false, checked_ = false;
   double certifiedTerm_ = 0.0;
-  std::vector<T> snapshot_;     // the state at the start of an atomic step() call
+  Populations snapshot_;        // the state at the start of an atomic step() call
   bool diverged_ = false;
   std::size_t divergedAt_ = 0;
 #if PECLET_FLOW_X86

@@ -43,10 +43,10 @@ enum class Precision { F64, F32 };
 enum class Layout { Auto, Dense, Sparse };
 enum class CollisionModel { TRT, BGK };
 /// How populations stream. `InPlace`: one copy of the populations, the AA
-/// pattern (Bailey et al. 2009): an even step reads and writes each node's
-/// own populations (collision only, written back to the opposite slots), an
-/// odd step reads them from the neighbours' slots and writes them back to
-/// them, so that every value is read and written in place by one node and a
+/// pattern (Bailey et al. 2009): steps alternate between one that reads the
+/// populations from the neighbours' slots and writes them back to them, and
+/// one that reads and writes each node's own (collision only, written back
+/// to the opposite slots), so that every value is read and written in place by one node and a
 /// step moves 2·19 values per node with no write-allocate. `TwoLattice`: pull
 /// from one copy into another (what interpolated walls need, as they read a
 /// neighbour's state of the step before). `Auto`: in place unless the
