@@ -227,6 +227,9 @@ class LatticeImpl final : public Lattice {
     // would fight for the same cache sets.
     const std::size_t page = 4096 / sizeof(T), line = 64 / sizeof(T);
     stride_ = (storage_ + page - 1) / page * page + 3 * line;
+    if (layout_ == Layout::Sparse && inPlace_ && kappa_.empty() &&
+        double(storage_) + double(stride_) < double(std::numeric_limits<std::int32_t>::max()))
+      encodeOffsets();
     a_.assign(Q * stride_, T(0));
     if (!inPlace_) b_.assign(Q * stride_, T(0));
     const std::size_t offsets[3] = {shape_[1] * shape_[2], shape_[2], 1};
@@ -337,6 +340,10 @@ class LatticeImpl final : public Lattice {
   }
   // Whether population q of node s (storage index) comes from a fluid node.
   bool pulledFromFluid(std::size_t s, std::size_t q) const {
+    if (layout_ == Layout::Sparse && offsets_) {
+      const auto entry = std::int32_t(sources_[(q - 1) * storage_ + s]);
+      return entry >= 0 && std::size_t(entry) < storage_;
+    }
     if (layout_ == Layout::Sparse) return (sources_[(q - 1) * storage_ + s] & kBounce) == 0;
     const std::size_t n12 = shape_[1] * shape_[2];
     const std::int64_t m = pullVoxel(s / n12, (s / shape_[2]) % shape_[1], s % shape_[2], q);
@@ -778,9 +785,59 @@ class LatticeImpl final : public Lattice {
     }
   }
 
+  // In place (sparse, no interpolated wall), the pull table holds signed offsets from the
+  // column that population q is read from (the Collided form's cols[q], slot opposite(q)):
+  // the source node for a fluid one, and for a wall or a pressure face the offset that
+  // reaches the node's own slot q, where the value that bounces back lies. A step then reads
+  // and writes every value through one table with no branch; the links through pressure
+  // faces (listed in faceLinks_) are corrected after.
+  struct FaceLink {
+    std::uint32_t node;
+    std::uint8_t q, link;
+  };
+  void encodeOffsets() {
+    const std::size_t S = storage_;
+    for (std::size_t q = 1; q < Q; q++) {
+      const auto shift = (std::int64_t(q) - std::int64_t(opposite(q))) * std::int64_t(stride_);
+      for (std::size_t n = 0; n < S; n++) {
+        std::uint32_t& entry = sources_[(q - 1) * S + n];
+        if ((entry & kBounce) == 0) continue;
+        const std::uint32_t link = entry & ~kBounce;
+        if (link != kHalfwayLink) faceLinks_.push_back({std::uint32_t(n), std::uint8_t(q), std::uint8_t(link)});
+        entry = std::uint32_t(std::int32_t(std::int64_t(n) + shift));
+      }
+    }
+    std::sort(faceLinks_.begin(), faceLinks_.end(),
+              [](const FaceLink& x, const FaceLink& y) { return x.node != y.node ? x.node < y.node : x.q < y.q; });
+    offsets_ = true;
+  }
+  // The face links of nodes [s0, s0 + count).
+  std::pair<const FaceLink*, const FaceLink*> faceLinksOf(std::size_t s0, std::size_t count) const {
+    const auto first = std::lower_bound(faceLinks_.begin(), faceLinks_.end(), s0,
+                                        [](const FaceLink& f, std::size_t n) { return f.node < n; });
+    auto last = first;
+    while (last != faceLinks_.end() && last->node < s0 + count) ++last;
+    return {faceLinks_.data() + (first - faceLinks_.begin()), faceLinks_.data() + (last - faceLinks_.begin())};
+  }
+
   PECLET_FLOW_INLINE void gatherSparse(T* buffer, const T* const* cols, std::size_t s0, std::size_t count) const {
     const std::size_t S = storage_;
     std::copy(cols[0] + s0, cols[0] + s0 + count, buffer);
+    if (offsets_) {
+      for (std::size_t q = 1; q < Q; q++) {
+        T* __restrict out = buffer + q * kBlock;
+        const auto* e = reinterpret_cast<const std::int32_t*>(sources_.data()) + (q - 1) * S + s0;
+        const T* column = cols[q];
+        for (std::size_t b = 0; b < count; b++) out[b] = column[e[b]];
+      }
+      // Anti-bounce-back: the value that came back, turned.
+      const auto [first, last] = faceLinksOf(s0, count);
+      for (const FaceLink* f = first; f != last; ++f) {
+        T& v = buffer[f->q * kBlock + (f->node - s0)];
+        v = pushBack(v, f->q, f->link);
+      }
+      return;
+    }
     for (std::size_t q = 1; q < Q; q++) {
       T* out = buffer + q * kBlock;
       const std::uint32_t* e = sources_.data() + (q - 1) * S + s0;
@@ -801,6 +858,22 @@ class LatticeImpl final : public Lattice {
     T* a = a_.data();
     const std::size_t S = storage_;
     std::copy(post, post + count, a + s0);
+    if (offsets_) {
+      // Population q goes where the link opposite(q) reads from: the slot q of the node
+      // it flows into, or, back through a wall, this node's slot opposite(q).
+      for (std::size_t q = 1; q < Q; q++) {
+        const T* __restrict in = post + q * kBlock;
+        const auto* e = reinterpret_cast<const std::int32_t*>(sources_.data()) + (opposite(q) - 1) * S + s0;
+        T* column = a + q * stride_;
+        for (std::size_t b = 0; b < count; b++) column[e[b]] = in[b];
+      }
+      const auto [first, last] = faceLinksOf(s0, count);
+      for (const FaceLink* f = first; f != last; ++f) {
+        const std::size_t b = f->node - s0;
+        a[f->q * stride_ + f->node] = pushBack(post[opposite(f->q) * kBlock + b], f->q, f->link);
+      }
+      return;
+    }
     for (std::size_t q = 1; q < Q; q++) {
       const std::size_t o = opposite(q);
       const T* in = post + q * kBlock;
@@ -1213,6 +1286,8 @@ class LatticeImpl final : public Lattice {
   std::vector<std::uint8_t> mask_, rowHasSolid_, rowDirect_;
   std::vector<std::uint32_t, PageAllocator<std::uint32_t>> sources_;
   std::vector<std::uint32_t> nodeOf_;
+  std::vector<FaceLink> faceLinks_;
+  bool offsets_ = false;  // sources_ holds signed offsets (encodeOffsets)
   Populations a_, b_;
   std::vector<T> gray_, velocity_, density_, kappa_;
   std::vector<double> porosity_, force_;
