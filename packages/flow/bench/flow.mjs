@@ -20,7 +20,9 @@
 // PECLET_FLOW_STREAMING (read at Lattice construction), both schemes are measured, each in a child
 // process with the variable set; otherwise the default scheme alone.
 // Each peclet/flow figure comes from a child process started right after the plain kernel's run
-// of the same configuration. Ends with the issue's targets as PASS/FAIL lines. Usage:
+// of the same configuration, and the same plain kernel on transparent huge pages (what the page
+// size alone is worth: peclet/flow's populations use them). Ends with the speed targets as
+// PASS/FAIL lines, judged against the plain kernel as written. Usage:
 //   pnpm --filter @peclet/flow bench [-- --n 256 --steps 5 --peclet-steps 20 --triad-mb 1600]
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -107,6 +109,15 @@ try {
 const lastLine = (text) => JSON.parse(text.trim().split('\n').at(-1));
 const plain = (precision, ...args) =>
   lastLine(execFileSync(join(nativeTest, 'build', `reference-${precision}`), args.map(String), { encoding: 'utf8' }));
+// The same plain kernel on transparent huge pages (as peclet/flow's populations are): what the
+// page size alone is worth. The targets are judged against the plain kernel as written.
+const plainHuge = (precision, ...args) =>
+  lastLine(
+    execFileSync(join(nativeTest, 'build', `reference-${precision}`), args.map(String), {
+      encoding: 'utf8',
+      env: { ...process.env, REFERENCE_HUGE_PAGES: '1' },
+    }),
+  );
 
 // One peclet/flow measurement in a child process; `scheme` null: the addon's default (the
 // variable removed from the child's environment).
@@ -128,7 +139,7 @@ const pecletBytes = (m, precision) => {
 
 const fixed = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 const percent = (x) => `${fixed(100 * x)}%`;
-const widths = [34, 8, 11, 13, 15, 16, 7];
+const widths = [38, 8, 11, 13, 15, 16, 7];
 const row = (cells) =>
   console.log(
     cells
@@ -196,6 +207,9 @@ for (const precision of precisions) {
     const bytes = { min: p.bytesPerUpdate, wa: p.bytesPerUpdateWriteAllocate };
     put(dense, 'plain', precision, t, { mlups: p.mlups, bytes });
     const rows = [['plain kernel', { mlups: p.mlups, bytes }]];
+    const h = plainHuge(precision, 'lbm', n, t, steps);
+    put(dense, 'plain, huge pages', precision, t, { mlups: h.mlups, bytes });
+    rows.push(['plain, huge pages', { mlups: h.mlups, bytes }]);
     for (const scheme of measured) {
       const m = peclet(scheme, { what: 'dense', precision, threads: t });
       const entry = { mlups: m.mlups, bytes: pecletBytes(m, precision), streaming: m.streaming };
@@ -242,6 +256,17 @@ for (const precision of precisions) {
     '',
     '',
   ]);
+  const h = plainHuge(precision, 'lbm', 200, tb, steps);
+  row([
+    `plain, huge pages, all voxels, ${precision}`,
+    fixed(h.mlups),
+    fixed(h.seconds / steps, 3),
+    `${h.bytesPerUpdate} / ${h.bytesPerUpdateWriteAllocate}`,
+    percent((h.mlups * 1e6 * h.bytesPerUpdate) / triad[tb].bandwidth),
+    fixed(plainStep / (h.seconds / steps), 2),
+    '',
+    '',
+  ]);
   for (const scheme of measured) {
     const m = peclet(scheme, { what: 'berea', precision, threads: tb });
     const bytes = pecletBytes(m, precision);
@@ -263,7 +288,7 @@ for (const precision of precisions) {
   }
 }
 
-// ---- the issue's targets ----
+// ---- the speed targets ----
 
 console.log('');
 console.log(
