@@ -168,8 +168,8 @@ export class Lattice implements Disposable {
     return this.#gpu === undefined ? 'host' : 'webgpu';
   }
   /**
-   * Layout, streaming scheme (`'in-place'`: one copy of the populations, the AA pattern;
-   * `'two-lattice'`: pull between two copies, what `sdf` walls and the `webgpu` path use),
+   * Layout, streaming scheme (`'in-place'`: one copy of the populations, the AA pattern, also
+   * on `webgpu`; `'two-lattice'`: pull between two copies, what `sdf` walls need),
    * precision, node counts, relaxation times, steps taken, memory, bytes per update. On
    * `webgpu` `bytes` counts the device buffers (0 before the first run).
    */
@@ -178,7 +178,7 @@ export class Lattice implements Disposable {
     const gpu = this.#gpu;
     return gpu === undefined
       ? info
-      : { ...info, streaming: 'two-lattice', stepCount: gpu.stepCount, bytes: gpu.bytes };
+      : { ...info, streaming: 'in-place', stepCount: gpu.stepCount, bytes: gpu.bytes };
   }
   /** `'sparse'` (fluid nodes only) or `'dense'`. */
   get layout(): 'sparse' | 'dense' {

@@ -1,12 +1,21 @@
 /// <reference types="@webgpu/types" />
 /**
- * The device side of a Lattice on the WebGPU execution space: two population lattices (f32,
- * structure of arrays, fluid nodes only), the pull-source table, the uniform parameters, and the
- * step and measure pipelines.
+ * The device side of a Lattice on the WebGPU execution space: one population lattice streamed
+ * in place (f32, structure of arrays, fluid nodes only), the pull-source table, the uniform
+ * parameters, and the step and measure pipelines of either form (see shaders.ts).
  * @internal
  */
 import { type GpuBufferHandle, type GpuDeviceHandle, Usage } from './device.js';
-import { measureShader, PARAMS_BYTES, PARTIAL_WORDS, stepShader, WORKGROUP, weight } from './shaders.js';
+import {
+  localMeasureShader,
+  localStepShader,
+  measureShader,
+  PARAMS_BYTES,
+  PARTIAL_WORDS,
+  stepShader,
+  WORKGROUP,
+  weight,
+} from './shaders.js';
 
 /** The fluid nodes and where each pulls from. */
 export interface GpuGeometry {
@@ -39,7 +48,7 @@ export interface GpuSums {
 
 interface Kernel {
   readonly pipeline: GPUComputePipeline;
-  readonly groups: GPUBindGroup[];
+  readonly group: GPUBindGroup;
 }
 
 /** Parameters as the device reads them: f32 rounded exactly as the host's `T(...)`. */
@@ -65,8 +74,9 @@ export class GpuEngine {
   readonly #gray: boolean;
   readonly #groups: [number, number];
   #buffers: Record<string, GpuBufferHandle>;
-  #kernels: { step: Kernel; measure: Kernel } | undefined;
-  /** Which lattice holds the current populations (0: A, 1: B). */
+  /** Index 0: from the state after an even number of steps; 1: after an odd number. */
+  #kernels: { step: [Kernel, Kernel]; measure: [Kernel, Kernel] } | undefined;
+  /** The parity of the steps taken (which form the populations are in). */
   #parity = 0;
 
   private constructor(gpu: GpuDeviceHandle, geometry: GpuGeometry, buffers: Record<string, GpuBufferHandle>) {
@@ -85,7 +95,7 @@ export class GpuEngine {
     return [x, Math.ceil(total / x)];
   }
 
-  /** Bytes of one population lattice, the largest storage binding. */
+  /** Bytes of the population lattice, the largest storage binding. */
   static latticeBytes(nodes: number): number {
     return 19 * 4 * Math.max(1, nodes);
   }
@@ -102,8 +112,7 @@ export class GpuEngine {
         buffers[key] = gpu.createBuffer({ label: `flow ${key}`, size: sized(bytes), usage });
       };
       make('params', PARAMS_BYTES, Usage.UNIFORM | Usage.COPY_DST);
-      make('latticeA', GpuEngine.latticeBytes(n), storage);
-      make('latticeB', GpuEngine.latticeBytes(n), storage);
+      make('lattice', GpuEngine.latticeBytes(n), storage);
       make('sources', 4 * geometry.table.length, storage);
       make('out', 4 * (4 * n + PARTIAL_WORDS * gx * gy), storage);
       // New buffers are zero: the rest state h = f − w = 0.
@@ -126,30 +135,26 @@ export class GpuEngine {
         layout: 'auto',
         compute: { module: device.createShaderModule({ label: `flow ${name}`, code }), entryPoint: 'main' },
       });
-    const [step, measure] = await Promise.all([pipeline('step', stepShader), pipeline('measure', measureShader)]);
+    const [step, localStep, measure, localMeasure] = await Promise.all([
+      pipeline('step', stepShader),
+      pipeline('local step', localStepShader),
+      pipeline('measure', measureShader),
+      pipeline('local measure', localMeasureShader),
+    ]);
     const b = this.#buffers;
-    const group = (name: string, p: GPUComputePipeline, keys: string[]) =>
-      device.createBindGroup({
+    const kernel = (name: string, p: GPUComputePipeline, keys: string[]): Kernel => ({
+      pipeline: p,
+      group: device.createBindGroup({
         label: `flow ${name}`,
         layout: p.getBindGroupLayout(0),
         entries: keys.map((key, binding) => ({ binding, resource: { buffer: (b[key] as GpuBufferHandle).buffer } })),
-      });
+      }),
+    });
+    const stepKeys = ['params', 'lattice', 'sources'];
+    const measureKeys = ['params', 'lattice', 'out', 'sources'];
     this.#kernels = {
-      // Group k reads lattice k and writes the other.
-      step: {
-        pipeline: step,
-        groups: [
-          group('step A→B', step, ['params', 'latticeA', 'latticeB', 'sources']),
-          group('step B→A', step, ['params', 'latticeB', 'latticeA', 'sources']),
-        ],
-      },
-      measure: {
-        pipeline: measure,
-        groups: [
-          group('measure A', measure, ['params', 'latticeA', 'out', 'sources']),
-          group('measure B', measure, ['params', 'latticeB', 'out', 'sources']),
-        ],
-      },
+      step: [kernel('step', step, stepKeys), kernel('local step', localStep, stepKeys)],
+      measure: [kernel('measure', measure, measureKeys), kernel('local measure', localMeasure, measureKeys)],
     };
   }
 
@@ -177,14 +182,16 @@ export class GpuEngine {
     const [gx, gy] = this.#groups;
     const encoder = gpu.device.createCommandEncoder({ label: 'flow steps' });
     const pass = encoder.beginComputePass({ label: 'flow steps' });
-    pass.setPipeline(kernels.step.pipeline);
     for (let s = 0; s < steps; s++) {
-      pass.setBindGroup(0, kernels.step.groups[this.#parity] as GPUBindGroup);
+      const step = kernels.step[this.#parity] as Kernel;
+      pass.setPipeline(step.pipeline);
+      pass.setBindGroup(0, step.group);
       pass.dispatchWorkgroups(gx, gy);
       this.#parity ^= 1;
     }
-    pass.setPipeline(kernels.measure.pipeline);
-    pass.setBindGroup(0, kernels.measure.groups[this.#parity] as GPUBindGroup);
+    const measure = kernels.measure[this.#parity] as Kernel;
+    pass.setPipeline(measure.pipeline);
+    pass.setBindGroup(0, measure.group);
     pass.dispatchWorkgroups(gx, gy);
     pass.end();
     gpu.submit([encoder.finish()]);

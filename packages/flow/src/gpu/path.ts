@@ -69,7 +69,9 @@ export function buildGeometry(o: NativeLatticeOptions): GpuGeometry {
         }
         index = index * n + x;
       }
-      const self = opposite(q) * nodes + s;
+      // Streamed in place (engine.ts): population q pulled from node m lies in slot opposite(q)
+      // of m; one that bounces back lies in the node's own slot q.
+      const self = q * nodes + s;
       const entry = wall
         ? self
         : face === 1
@@ -78,7 +80,7 @@ export function buildGeometry(o: NativeLatticeOptions): GpuGeometry {
             ? BOUNCE | OUTLET_BIT | self
             : (storageOf[index] as number) === BOUNCE
               ? self
-              : q * nodes + (storageOf[index] as number);
+              : opposite(q) * nodes + (storageOf[index] as number);
       table[(q - 1) * nodes + s] = entry >>> 0;
     }
   }

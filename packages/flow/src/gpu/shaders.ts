@@ -1,18 +1,22 @@
 /**
  * WGSL compute kernels of the WebGPU execution space. They port the host kernel's sparse step
- * (native/lattice.cpp, `collide` and `gatherSparse`) to f32 with the same operations in the same
- * order, one invocation per fluid node:
+ * (native/lattice.cpp, `collide`, `gatherSparse` and `scatterSparse`) to f32 with the same
+ * operations in the same order, one invocation per fluid node, streaming in place as the host
+ * does (the AA pattern: one copy of the populations; see the host's `Streaming`):
  *
- * - `step`: pulls the 19 populations of a node through the pull-source table (the host's
- *   sparse table, resolved to array indices so that a bounce-back is a plain load), computes the
- *   moments, the Guo force and the gray drag, and writes the TRT-collided populations to the
- *   other lattice.
- * - `measure`: pulls the current lattice as the host's field pass does and writes velocity and
- *   density per node, plus per-workgroup sums of momentum, speed and mass (added in f64 on the
- *   host).
+ * - `stepShader` (after an even number of steps): pulls the 19 populations of a node from its
+ *   neighbours' slots through the pull-source table (resolved to array indices, so that a
+ *   bounce-back is a plain load), computes the moments, the Guo force and the gray drag, and
+ *   pushes the TRT-collided populations back into the same slots.
+ * - `localStepShader` (after an odd number): reads the node's own populations and writes the
+ *   collided ones into the slots of the opposite directions.
+ * - `measureShader` / `localMeasureShader`: reads the populations as the next step would and
+ *   writes velocity and density per node, plus per-workgroup sums of momentum, speed and mass
+ *   (added in f64 on the host).
  *
+ * Each slot is read and written by one invocation only, so a step needs no second lattice.
  * Populations are stored as deviations from rest (h = f − w), structure of arrays:
- * `h[q·N + s]`. Every kernel uses 3 storage buffers (within the compatibility limit of 4).
+ * `h[q·N + s]`. Every kernel uses at most 3 storage buffers (within the compatibility limit of 4).
  * @internal
  */
 
@@ -78,11 +82,12 @@ fn pulled(q: u32, s: u32, n: u32) -> f32 {
 }
 `;
 
-// Loads h0..h18 and the moments dr, j (summed in q order, as on the host), the force f and the
-// velocity u (Guo's half force, gray drag implicit).
-function moments(): string {
+// Loads h0..h18 (pulled from the neighbours, or `local`: the node's own) and the moments dr, j
+// (summed in q order, as on the host), the force f and the velocity u (Guo's half force, gray
+// drag implicit).
+function moments(local = false): string {
   const lines = ['  let h0 = a[s];'];
-  for (let q = 1; q < 19; q++) lines.push(`  let h${q} = pulled(${q}u, s, n);`);
+  for (let q = 1; q < 19; q++) lines.push(local ? `  let h${q} = a[${q}u * n + s];` : `  let h${q} = pulled(${q}u, s, n);`);
   lines.push('  var dr = 0.0f;', '  var x = 0.0f;', '  var y = 0.0f;', '  var z = 0.0f;');
   for (let q = 0; q < 19; q++) {
     lines.push(`  dr = dr + h${q};`);
@@ -113,7 +118,28 @@ function term(c: number, v: string): string {
   return c === 0 ? `0.0f * ${v}` : c === 1 ? v : `-${v}`;
 }
 
-function collide(): string {
+// Where the collided population q of node s goes: pushed back into the slot its pull came
+// from (the table of the opposite direction: a neighbour's slot q, or through a wall the node's
+// own slot opposite(q); through a pressure face anti-bounce-back), or, `local`, into the node's
+// slot opposite(q).
+function store(q: number, value: string, local: boolean): string {
+  if (q === 0) return `  a[s] = ${value};`;
+  const o = opposite(q);
+  if (local) return `  a[${o}u * n + s] = ${value};`;
+  return [
+    '  {',
+    `    let e = sources[${o - 1}u * n + s];`,
+    `    let v = ${value};`,
+    '    if ((e & BOUNCE) == 0u) {',
+    '      a[e & INDEX_MASK] = v;',
+    '    } else {',
+    `      a[e & INDEX_MASK] = -v + faceTerm(select(${o}u, ${20 + o}u, (e & OUTLET_BIT) != 0u));`,
+    '    }',
+    '  }',
+  ].join('\n');
+}
+
+function collide(local: boolean): string {
   const lines = [
     '  let iota = select(0.0f, 1.0f, params.sizes.z != 0u);',
     '  let wp = params.rates.x;',
@@ -124,7 +150,7 @@ function collide(): string {
     '  let uf = u.x * f.x + u.y * f.y + u.z * f.z;',
     `  let w0 = ${f32(1 / 3)};`,
     '  let eq0 = w0 * (dr - iota * 1.5f * uu);',
-    '  b[s] = h0 - wp * (h0 - eq0) + sp * w0 * iota * (-3.0f * uf);',
+    store(0, 'h0 - wp * (h0 - eq0) + sp * w0 * iota * (-3.0f * uf)', local),
   ];
   for (let p = 1; p < 19; p += 2) {
     const qa = p;
@@ -141,35 +167,41 @@ function collide(): string {
       `    let hm = 0.5f * (h${qa} - h${qb});`,
       '    let np = hp - wp * (hp - eqp) + sp * w * iota * (9.0f * cu * cf - 3.0f * uf);',
       '    let nm = hm - wm * (hm - eqm) + sm * w * 3.0f * cf;',
-      `    b[${qa}u * n + s] = np + nm;`,
-      `    b[${qb}u * n + s] = np - nm;`,
+      store(qa, 'np + nm', local),
+      store(qb, 'np - nm', local),
       '  }',
     );
   }
   return lines.join('\n');
 }
 
-/** One lattice-Boltzmann step: lattice a → lattice b. */
-export const stepShader = /* wgsl */ `
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read_write> b: array<f32>;
-@group(0) @binding(3) var<storage, read> sources: array<u32>;
+function stepOf(local: boolean): string {
+  return /* wgsl */ `
+@group(0) @binding(1) var<storage, read_write> a: array<f32>;
+@group(0) @binding(2) var<storage, read> sources: array<u32>;
 ${prelude}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
   let n = params.sizes.x;
   let s = nodeIndex(group, local);
   if (s >= n) { return; }
-${moments()}
-${collide()}
+${moments(local)}
+${collide(local)}
 }
 `;
+}
+
+/** One step from the state after an even number of steps: pull, collide, push back. */
+export const stepShader = stepOf(false);
+/** One step from the state after an odd number: the node's own populations, collided. */
+export const localStepShader = stepOf(true);
 
 /**
  * Fields of lattice a (velocity xyz and density per node, 4 words each, at the start of `out`)
  * and per-workgroup sums (momentum xyz, speed, mass; PARTIAL_WORDS each, after 4N words).
  */
-export const measureShader = /* wgsl */ `
+function measureOf(local: boolean): string {
+  return /* wgsl */ `
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<storage, read> sources: array<u32>;
@@ -182,7 +214,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
   let s = nodeIndex(group, local);
   var values = array<f32, 5>(0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
   if (s < n) {
-${moments()}
+${moments(local)}
     out[4u * s] = u.x;
     out[4u * s + 1u] = u.y;
     out[4u * s + 2u] = u.z;
@@ -204,3 +236,8 @@ ${moments()}
   }
 }
 `;
+}
+
+/** The fields after an even number of steps (pulled) and after an odd number (local). */
+export const measureShader = measureOf(false);
+export const localMeasureShader = measureOf(true);
