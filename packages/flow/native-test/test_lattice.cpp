@@ -488,7 +488,7 @@ TEST(in_place_divergence_keeps_the_last_finite_state) {
     // Nothing is taken from there, and the state stays as it was.
     CHECK(lattice[0]->step(3, nullptr) == 0);
     CHECK(lattice[0]->step(1, nullptr) == 0);
-    CHECK(!lattice[0]->checkStep());
+    CHECK(!lattice[0]->checkStep(false) && !lattice[0]->checkStep(true));
   }
 }
 

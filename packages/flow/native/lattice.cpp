@@ -260,7 +260,7 @@ class LatticeImpl final : public Lattice {
       if (cancel && cancel->load(std::memory_order_relaxed)) break;
       // In place, a step overwrites the state it reads: whether it may be
       // taken is known before it starts (proved by the step before, or read).
-      if (inPlace_ && !checkStep()) {
+      if (inPlace_ && !checkStep(false) && !checkStep(true)) {
         diverged_ = true;
         divergedAt_ = stepCount_ + 1;
         break;
@@ -336,7 +336,7 @@ class LatticeImpl final : public Lattice {
       }
       out += n;
     }
-    if (!pack) certified_ = checked_ = false;
+    if (!pack) checked_ = false;
   }
   // Whether population q of node s (storage index) comes from a fluid node.
   bool pulledFromFluid(std::size_t s, std::size_t q) const {
@@ -359,11 +359,11 @@ class LatticeImpl final : public Lattice {
     stepCount_ = savedCount_;
     certified_ = checked_ = false;
   }
-  bool checkStep() override {
-    if (checked_) return true;
+  bool checkStep(bool read) override {
     // Proved by the last step: every value it wrote within the bound under
     // which a state meets the rule, the pressure drive no stronger since.
-    if (inPlace_ && certified_ && porosity_.empty() && pressureTerm() <= certifiedTerm_) return checked_ = true;
+    if (!read)
+      return checked_ = checked_ || (inPlace_ && certified_ && porosity_.empty() && pressureTerm() <= certifiedTerm_);
     pass(Mode::Health);
     double bad = 0;
     for (double h : health_) bad += h;

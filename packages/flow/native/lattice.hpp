@@ -155,11 +155,15 @@ class Lattice {
   /// Keeps a copy of the populations and the step count (allocated on the
   /// first call), and goes back to it.
   virtual void saveState() = 0;
-  /// Whether the next step may be taken: false when the state now is out of
-  /// the bounds a step needs (the rule of step()). Reads the state once
-  /// unless the last step proved it within them; a true answer is kept for
-  /// the next step() call, which then does not check again.
-  virtual bool checkStep() = 0;
+  /// Whether the next step may be taken. `read` false: whether the last step
+  /// proved the state within the bounds a step needs (every value it wrote
+  /// below a bound that implies the rule of step()), reading nothing; true:
+  /// reads the state and applies the rule. A true answer holds for the next
+  /// step() call, which then does not check again. Halo values unpacked are
+  /// taken to be within the bound of the lattice that packed them: a
+  /// distributed step asks every rank checkStep(false) first, and all read
+  /// if any cannot prove it.
+  virtual bool checkStep(bool read) = 0;
   virtual void restoreState() = 0;
   virtual double* force() = 0;
 

@@ -65,10 +65,11 @@ export interface NativeLattice {
   saveState(): void;
   restoreState(): void;
   /**
-   * Whether the next step may be taken (false: the state is out of the bounds a step needs);
-   * reads the state unless the last step proved it. A true answer holds for the next step.
+   * Whether the next step may be taken. `read` false: whether the last step proved the state
+   * within the bounds a step needs (reads nothing); true: reads the state and applies the rule.
+   * A true answer holds for the next step.
    */
-  checkStep(): boolean;
+  checkStep(read: boolean): boolean;
   stepAsync(steps: number): { promise: Promise<NativeStep>; cancel(): void };
   readonly velocity: Float64Array | Float32Array;
   readonly density: Float64Array | Float32Array;

@@ -599,8 +599,13 @@ export class Distributed {
     };
     for (; done < steps; done++) {
       const t0 = performance.now();
-      const [d] = this.slab.total([this.native.checkStep() ? 0 : 1]) as [number];
-      if (d > 0) return stop(this.native.info.stepCount + 1);
+      // Proved by the last step on every rank (its own values and the halo it received), or
+      // else read on every rank: a neighbour's unproven values may be in this rank's ghosts.
+      const [unproven] = this.slab.total([this.native.checkStep(false) ? 0 : 1]) as [number];
+      if (unproven > 0) {
+        const [d] = this.slab.total([this.native.checkStep(true) ? 0 : 1]) as [number];
+        if (d > 0) return stop(this.native.info.stepCount + 1);
+      }
       const t1 = performance.now();
       const outcome = this.native.step(1, false);
       const t2 = performance.now();

@@ -369,7 +369,7 @@ Napi::Value Lattice::SaveState(const Napi::CallbackInfo& info) {
 
 Napi::Value Lattice::CheckStep(const Napi::CallbackInfo& info) {
   ensureIdle(info.Env(), "step");
-  return Napi::Boolean::New(info.Env(), state_->kernel->checkStep());
+  return Napi::Boolean::New(info.Env(), state_->kernel->checkStep(info[0].ToBoolean().Value()));
 }
 
 Napi::Value Lattice::RestoreState(const Napi::CallbackInfo& info) {
