@@ -23,7 +23,10 @@ import { batchCase, caseId, targetNames } from '../test/hostile-input/lib/cases.
 import { family, replayCommand as replayCase, runCase } from '../test/hostile-input/lib/judge.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// `pnpm fuzz -- --minutes 5` hands the script a literal `--` first: options follow it.
+const args = process.argv.slice(2);
 const { values } = parseArgs({
+  args: args[0] === '--' ? args.slice(1) : args,
   options: {
     minutes: { type: 'string', default: '20' },
     jobs: { type: 'string', default: '4' },
