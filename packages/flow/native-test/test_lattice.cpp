@@ -2,8 +2,8 @@
 // exact with Λ = 3/16; BGK slips by F(16Λ − 3)/(24ν)), pressure-driven
 // Poiseuille, gray media, mass conservation and symmetry, layouts and
 // thread counts that must agree, and validation.
-#include <peclet/testing.hpp>
 #include <cstring>
+#include <peclet/testing.hpp>
 #include <random>
 
 #include "lattice.hpp"
@@ -312,86 +312,87 @@ TEST(slabs_with_exchanged_ghost_planes_are_the_whole_lattice) {
   const std::size_t n12 = shape[1] * shape[2];
   const auto solid = randomSolid(shape[0] * n12, 0.2, 11);
   for (Streaming streaming : {Streaming::InPlace, Streaming::TwoLattice}) {
-  for (Precision precision : {Precision::F64, Precision::F32}) {
-    for (Layout layout : {Layout::Dense, Layout::Sparse}) {
-      LatticeOptions o;
-      o.shape = shape;
-      o.solid = solid;
-      o.bodyForce = {1e-5, 2e-6, 0};
-      o.precision = precision;
-      o.layout = layout;
-      o.streaming = streaming;
-      auto whole = makeLattice(o);
-      CHECK(whole->streaming() == streaming);
-      const std::size_t owned = shape[0] / 2;
-      std::unique_ptr<Lattice> slab[2];
-      for (std::size_t r = 0; r < 2; r++) {
-        LatticeOptions part = o;
-        part.shape = {owned + 2, shape[1], shape[2]};
-        part.periodic = {false, true, true};
-        part.solid.assign((owned + 2) * n12, 0);
-        for (std::size_t p = 0; p < owned + 2; p++) {
-          const std::size_t global = (r * owned + p + shape[0] - 1) % shape[0];
-          std::copy_n(solid.begin() + std::ptrdiff_t(global * n12), n12, part.solid.begin() + std::ptrdiff_t(p * n12));
-        }
-        slab[r] = makeLattice(part);
-      }
-      const std::size_t size = precision == Precision::F32 ? 4 : 8;
-      std::vector<std::uint8_t> up(5 * n12 * size), down(5 * n12 * size);
-      for (int step = 0; step < 150; step++) {
-        whole->step(1, nullptr);
-        for (auto& s : slab) s->step(1, nullptr, false, false);
+    for (Precision precision : {Precision::F64, Precision::F32}) {
+      for (Layout layout : {Layout::Dense, Layout::Sparse}) {
+        LatticeOptions o;
+        o.shape = shape;
+        o.solid = solid;
+        o.bodyForce = {1e-5, 2e-6, 0};
+        o.precision = precision;
+        o.layout = layout;
+        o.streaming = streaming;
+        auto whole = makeLattice(o);
+        CHECK(whole->streaming() == streaming);
+        const std::size_t owned = shape[0] / 2;
+        std::unique_ptr<Lattice> slab[2];
         for (std::size_t r = 0; r < 2; r++) {
-          Lattice& from = *slab[r];
-          Lattice& to = *slab[1 - r];  // periodic: each slab is the other's neighbour both ways
-          CHECK(from.haloSize(owned) == to.haloSize(0));
-          if (streaming == Streaming::InPlace && from.stepCount() % 2 == 1) {
-            from.copyHalo(owned + 1, 1, up.data(), true);
-            to.copyHalo(1, 1, up.data(), false);
-            from.copyHalo(0, -1, down.data(), true);
-            to.copyHalo(owned, -1, down.data(), false);
-            continue;
+          LatticeOptions part = o;
+          part.shape = {owned + 2, shape[1], shape[2]};
+          part.periodic = {false, true, true};
+          part.solid.assign((owned + 2) * n12, 0);
+          for (std::size_t p = 0; p < owned + 2; p++) {
+            const std::size_t global = (r * owned + p + shape[0] - 1) % shape[0];
+            std::copy_n(solid.begin() + std::ptrdiff_t(global * n12), n12,
+                        part.solid.begin() + std::ptrdiff_t(p * n12));
           }
-          from.copyHalo(owned, 1, up.data(), true);
-          to.copyHalo(0, 1, up.data(), false);
-          from.copyHalo(1, -1, down.data(), true);
-          to.copyHalo(owned + 1, -1, down.data(), false);
+          slab[r] = makeLattice(part);
         }
-      }
-      double difference = 0;
-      for (std::size_t r = 0; r < 2; r++) {
-        for (std::size_t v = 0; v < owned * n12; v++) {
-          for (std::size_t a = 0; a < 3; a++) {
-            difference = std::max(
-                difference, std::fabs(velocityAt(*slab[r], n12 + v, a) - velocityAt(*whole, r * owned * n12 + v, a)));
+        const std::size_t size = precision == Precision::F32 ? 4 : 8;
+        std::vector<std::uint8_t> up(5 * n12 * size), down(5 * n12 * size);
+        for (int step = 0; step < 150; step++) {
+          whole->step(1, nullptr);
+          for (auto& s : slab) s->step(1, nullptr, false, false);
+          for (std::size_t r = 0; r < 2; r++) {
+            Lattice& from = *slab[r];
+            Lattice& to = *slab[1 - r];  // periodic: each slab is the other's neighbour both ways
+            CHECK(from.haloSize(owned) == to.haloSize(0));
+            if (streaming == Streaming::InPlace && from.stepCount() % 2 == 1) {
+              from.copyHalo(owned + 1, 1, up.data(), true);
+              to.copyHalo(1, 1, up.data(), false);
+              from.copyHalo(0, -1, down.data(), true);
+              to.copyHalo(owned, -1, down.data(), false);
+              continue;
+            }
+            from.copyHalo(owned, 1, up.data(), true);
+            to.copyHalo(0, 1, up.data(), false);
+            from.copyHalo(1, -1, down.data(), true);
+            to.copyHalo(owned + 1, -1, down.data(), false);
           }
         }
-      }
-      REPORT("%s %s %s: largest velocity difference %.1e",
-             streaming == Streaming::InPlace ? "in place" : "two lattices",
-             precision == Precision::F32 ? "f32" : "f64", layout == Layout::Dense ? "dense" : "sparse", difference);
-      CHECK(difference == 0.0);
+        double difference = 0;
+        for (std::size_t r = 0; r < 2; r++) {
+          for (std::size_t v = 0; v < owned * n12; v++) {
+            for (std::size_t a = 0; a < 3; a++) {
+              difference = std::max(
+                  difference, std::fabs(velocityAt(*slab[r], n12 + v, a) - velocityAt(*whole, r * owned * n12 + v, a)));
+            }
+          }
+        }
+        REPORT("%s %s %s: largest velocity difference %.1e",
+               streaming == Streaming::InPlace ? "in place" : "two lattices",
+               precision == Precision::F32 ? "f32" : "f64", layout == Layout::Dense ? "dense" : "sparse", difference);
+        CHECK(difference == 0.0);
 
-      // A saved state restored gives the same fields again.
-      whole->updateFields();
-      const double before = velocityAt(*whole, 7, 0);
-      whole->saveState();
-      whole->step(3, nullptr);
-      whole->step(1, nullptr);
-      CHECK(whole->stepCount() == 154);
-      whole->restoreState();
-      whole->updateFields();
-      CHECK(whole->stepCount() == 150);
-      CHECK(velocityAt(*whole, 7, 0) == before);
-      bool refused = false;
-      try {
-        whole->haloSize(shape[0]);
-      } catch (const FlowError& e) {
-        refused = std::string(e.argument()) == "plane";
+        // A saved state restored gives the same fields again.
+        whole->updateFields();
+        const double before = velocityAt(*whole, 7, 0);
+        whole->saveState();
+        whole->step(3, nullptr);
+        whole->step(1, nullptr);
+        CHECK(whole->stepCount() == 154);
+        whole->restoreState();
+        whole->updateFields();
+        CHECK(whole->stepCount() == 150);
+        CHECK(velocityAt(*whole, 7, 0) == before);
+        bool refused = false;
+        try {
+          whole->haloSize(shape[0]);
+        } catch (const FlowError& e) {
+          refused = std::string(e.argument()) == "plane";
+        }
+        CHECK(refused);
       }
-      CHECK(refused);
     }
-  }
   }
 }
 
@@ -405,7 +406,8 @@ TEST(in_place_streaming_equals_two_lattices_bit_for_bit) {
   std::mt19937 random(9);
   std::uniform_real_distribution<double> uniform(0, 1);
   std::vector<double> fraction(n);
-  for (std::size_t v = 0; v < n; v++) fraction[v] = solid[v] ? 1.0 : uniform(random) < 0.3 ? 0.4 * uniform(random) : 0.0;
+  for (std::size_t v = 0; v < n; v++)
+    fraction[v] = solid[v] ? 1.0 : uniform(random) < 0.3 ? 0.4 * uniform(random) : 0.0;
   int setups = 0;
   for (Precision precision : {Precision::F64, Precision::F32}) {
     for (Layout layout : {Layout::Dense, Layout::Sparse}) {

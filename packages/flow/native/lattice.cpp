@@ -121,7 +121,7 @@ Layout chooseLayout(Layout requested, std::size_t voxels, std::size_t fluid, std
   if (interpolated) return Layout::Sparse;
   if (double(fluid) > kMaxSparseNodes) return Layout::Dense;
   return double(fluid) * sparseBytesPerUpdate(t, inPlace) < double(voxels) * denseBytesPerUpdate(t) ? Layout::Sparse
-                                                                                                      : Layout::Dense;
+                                                                                                    : Layout::Dense;
 }
 
 std::size_t countFluid(const LatticeOptions& o, std::size_t voxels) {
@@ -690,8 +690,8 @@ class LatticeImpl final : public Lattice {
             gatherSparse(buffer, cols, s0, count);
             blockColumns(buffer, rp);
           }
-          check += collide<false, Gray, PerVoxel, Inertia>(rp, s0, count, nullptr, wcols,
-                                                           f == Form::Collided ? 0 : s0, bound, exceeded);
+          check += collide<false, Gray, PerVoxel, Inertia>(rp, s0, count, nullptr, wcols, f == Form::Collided ? 0 : s0,
+                                                           bound, exceeded);
           if (f == Form::Collided) scatterSparse(post, s0, count);
         }
       } else {
@@ -723,8 +723,7 @@ class LatticeImpl final : public Lattice {
                 rp[q] = a + o * stride_ + source * n2 + k - std::size_t(std::ptrdiff_t(cz[q]));
                 wp[q] = a + q * stride_ + target * n2 + k + std::size_t(std::ptrdiff_t(cz[q]));
               }
-              check += collide<true, Gray, PerVoxel, Inertia>(rp, v0 + lo, hi - lo, solid + lo, wp, 0, bound,
-                                                              exceeded);
+              check += collide<true, Gray, PerVoxel, Inertia>(rp, v0 + lo, hi - lo, solid + lo, wp, 0, bound, exceeded);
             }
             // The rest through the block buffers: the whole block, or the ends of a direct row.
             const std::size_t parts[2][2] = {{0, lo < hi ? lo : count}, {lo < hi ? hi : count, count}};
@@ -734,8 +733,7 @@ class LatticeImpl final : public Lattice {
               gatherDense(buffer, cols, row, k0 + first, last - first);
               blockColumns(buffer, rp);
               check += collide<true, Gray, PerVoxel, Inertia>(rp, v0 + first, last - first, solid + first, wcols,
-                                                              f == Form::Collided ? 0 : v0 + first, bound,
-                                                              exceeded);
+                                                              f == Form::Collided ? 0 : v0 + first, bound, exceeded);
               if (f == Form::Collided) scatterDense(post, row, k0 + first, last - first);
             }
           }
@@ -977,8 +975,8 @@ class LatticeImpl final : public Lattice {
       const std::int64_t source = sourceRow(i, j, q);
       if (source < 0) {
         for (std::size_t b = lo; b < hi; b++) {
-          out[b] = source == kWall ? self[b]
-                                   : antiBounceBack(cols, q, v0 + b, source == kInlet ? kInletLink : kOutletLink);
+          out[b] =
+              source == kWall ? self[b] : antiBounceBack(cols, q, v0 + b, source == kInlet ? kInletLink : kOutletLink);
         }
       } else {
         const std::size_t start = std::size_t(source) * n2 + k0 - std::size_t(std::ptrdiff_t(cz[q]));
@@ -1013,8 +1011,7 @@ class LatticeImpl final : public Lattice {
   };
 
   template <bool Dense, bool Gray, bool PerVoxel, bool Inertia>
-  PECLET_FLOW_INLINE void blockMoments(const T* const* rp, std::size_t base, std::size_t count,
-                                       Moments& m) const {
+  PECLET_FLOW_INLINE void blockMoments(const T* const* rp, std::size_t base, std::size_t count, Moments& m) const {
     const double* __restrict porosity = PerVoxel ? porosity_.data() : nullptr;
     const double* __restrict force = PerVoxel ? force_.data() : nullptr;
     const T g0 = T(options_.bodyForce[0]), g1 = T(options_.bodyForce[1]), g2 = T(options_.bodyForce[2]);
@@ -1300,7 +1297,7 @@ class LatticeImpl final : public Lattice {
   // yes for the state now.
   bool certified_ = false, checked_ = false;
   double certifiedTerm_ = 0.0;
-  Populations snapshot_;        // the state at the start of an atomic step() call
+  Populations snapshot_;  // the state at the start of an atomic step() call
   bool diverged_ = false;
   std::size_t divergedAt_ = 0;
 #if PECLET_FLOW_X86

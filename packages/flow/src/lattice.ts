@@ -176,9 +176,7 @@ export class Lattice implements Disposable {
   get info(): NativeLatticeInfo {
     const info = this.#native.info;
     const gpu = this.#gpu;
-    return gpu === undefined
-      ? info
-      : { ...info, streaming: 'in-place', stepCount: gpu.stepCount, bytes: gpu.bytes };
+    return gpu === undefined ? info : { ...info, streaming: 'in-place', stepCount: gpu.stepCount, bytes: gpu.bytes };
   }
   /** `'sparse'` (fluid nodes only) or `'dense'`. */
   get layout(): 'sparse' | 'dense' {

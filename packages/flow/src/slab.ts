@@ -229,7 +229,12 @@ export class Slab {
   /** Every rank's plane count, in rank order. */
   readonly counts: readonly number[];
   #pushed:
-    | { up: Float64Array | Float32Array; down: Float64Array | Float32Array; inFirst: Float64Array | Float32Array; inLast: Float64Array | Float32Array }
+    | {
+        up: Float64Array | Float32Array;
+        down: Float64Array | Float32Array;
+        inFirst: Float64Array | Float32Array;
+        inLast: Float64Array | Float32Array;
+      }
     | undefined;
   #buffers:
     | {

@@ -167,7 +167,11 @@ describe('conservation and symmetry', () => {
       for (let j = 6; j < 10; j++) for (let k = 5; k < 11; k++) solid[(i * n + j) * n + k] = 1;
     const setups = [
       { layout: 'dense', bodyForce: [1e-5, 2e-6, 0] },
-      { layout: 'sparse', periodic: [false, true, true], pressure: { axis: 'x', inletDensity: 1.001, outletDensity: 0.999 } },
+      {
+        layout: 'sparse',
+        periodic: [false, true, true],
+        pressure: { axis: 'x', inletDensity: 1.001, outletDensity: 0.999 },
+      },
     ];
     for (const setup of setups) {
       for (const precision of ['f64', 'f32']) {

@@ -87,7 +87,8 @@ fn pulled(q: u32, s: u32, n: u32) -> f32 {
 // drag implicit).
 function moments(local = false): string {
   const lines = ['  let h0 = a[s];'];
-  for (let q = 1; q < 19; q++) lines.push(local ? `  let h${q} = a[${q}u * n + s];` : `  let h${q} = pulled(${q}u, s, n);`);
+  for (let q = 1; q < 19; q++)
+    lines.push(local ? `  let h${q} = a[${q}u * n + s];` : `  let h${q} = pulled(${q}u, s, n);`);
   lines.push('  var dr = 0.0f;', '  var x = 0.0f;', '  var y = 0.0f;', '  var z = 0.0f;');
   for (let q = 0; q < 19; q++) {
     lines.push(`  dr = dr + h${q};`);
