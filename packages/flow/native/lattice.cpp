@@ -65,16 +65,15 @@ struct PageAllocator {
   template <typename U>
   explicit PageAllocator(const PageAllocator<U>&) noexcept {}
   T* allocate(std::size_t n) {
-    if (n > (std::numeric_limits<std::size_t>::max() - kHuge) / sizeof(T)) throw std::bad_alloc();
+    if (n > std::size_t(std::numeric_limits<std::ptrdiff_t>::max()) / 2 / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
-    void* p = std::aligned_alloc(kHuge, bytes);
-    if (p == nullptr) throw std::bad_alloc();
+    void* p = ::operator new(bytes, std::align_val_t(kHuge));
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (bytes >= 2 * kHuge) madvise(p, bytes, MADV_HUGEPAGE);
 #endif
     return static_cast<T*>(p);
   }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t(kHuge)); }
   template <typename U>
   bool operator==(const PageAllocator<U>&) const noexcept {
     return true;

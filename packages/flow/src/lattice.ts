@@ -333,6 +333,8 @@ export class Lattice implements Disposable {
         if (outcome.status === 'cancelled') throw cancelled('run', 'the module finalizing');
         steps += outcome.steps;
         if (outcome.status === 'diverged') {
+          // On webgpu the copies of the fields become those of the state kept, as on the host.
+          if (this.#gpu !== undefined) await this.#gpu.refreshFields();
           const last = this.stepCount;
           throw divergedError(
             'run',
@@ -603,7 +605,8 @@ export class Lattice implements Disposable {
     await gpu.prepare();
     if (this.released) return { status: 'cancelled', steps: 0, momentum: [0, 0, 0], speed: 0, mass: 0 };
     const sums = await gpu.advance(steps);
-    return { status: sums.finite ? 'done' : 'diverged', steps, ...sums };
+    // Stopped: a step from the state reached would diverge (the host's rule, before each step).
+    return { status: sums.finite && !sums.stopped ? 'done' : 'diverged', ...sums, steps: sums.taken };
   }
 
   #mean(outcome: NativeStep): [number, number, number] {

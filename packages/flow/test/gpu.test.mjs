@@ -125,6 +125,33 @@ describe('webgpu: the same flow as the host kernel', { skip }, () => {
     assert.ok(dv < 1e-4 && dr < 1e-6);
   });
 
+  it("divergence: the host's rule before each step; the state kept is the last finite one, its step counted", async (t) => {
+    // Too strong a force: both stop at the step whose state breaks the rule (a step that would
+    // diverge is not taken), within a step of each other (the device rounds a few ulps apart).
+    const shape = [8, 6, 6];
+    const solid = new Uint8Array(8 * 6 * 6);
+    for (let v = 0; v < solid.length; v += 7) solid[v] = 1;
+    const stops = {};
+    for (const space of ['host', 'webgpu']) {
+      const lattice = new Lattice({ shape, solid, bodyForce: [0.9, 0, 0], precision: 'f32', executionSpace: space });
+      await assert.rejects(lattice.run({ maxSteps: 10_000, tolerance: 0, checkInterval: 50 }), (e) => {
+        assert.equal(e.code, 'PECLET_DIVERGED');
+        assert.equal(e.step, lattice.stepCount + 1);
+        return true;
+      });
+      stops[space] = lattice.stepCount;
+      assert.ok(
+        lattice.velocity.every(Number.isFinite) && maxAbs(lattice.velocity) > 0.1,
+        'the fields of the state kept',
+      );
+      await lattice.run({ maxSteps: 1, tolerance: 0 }).catch(() => undefined);
+      assert.equal(lattice.stepCount, stops[space], 'nothing is taken from there');
+      lattice.release();
+    }
+    t.diagnostic(`last step taken: host ${stops.host}, webgpu ${stops.webgpu}`);
+    assert.ok(stops.host > 0 && Math.abs(stops.webgpu - stops.host) <= 1, JSON.stringify(stops));
+  });
+
   it('permeability() of a 64³ Berea crop (600 steps, not converged on llvmpipe)', async (t) => {
     // Converging takes ~2700 steps (≈ 150 s on llvmpipe at ~1.4 MFLUPS), so both sides stop at
     // 600 steps and the estimates at that step are compared.

@@ -232,6 +232,7 @@ export const BufferUsage = {
   COPY_DST: 0x0008,
   UNIFORM: 0x0040,
   STORAGE: 0x0080,
+  INDIRECT: 0x0100,
 } as const;
 
 const sharedDevices = new WeakMap<GpuModule, Promise<GpuDevice>>();

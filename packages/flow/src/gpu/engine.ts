@@ -7,11 +7,14 @@
  */
 import { type GpuBufferHandle, type GpuDeviceHandle, Usage } from './device.js';
 import {
-  localMeasureShader,
+  checkShader,
+  decideShader,
+  localCheckShader,
   localStepShader,
   measureShader,
   PARAMS_BYTES,
   PARTIAL_WORDS,
+  STATUS_WORDS,
   stepShader,
   WORKGROUP,
   weight,
@@ -44,6 +47,9 @@ export interface GpuSums {
   readonly speed: number;
   readonly mass: number;
   readonly finite: boolean;
+  /** Steps taken; fewer than asked when a step would have diverged (`stopped`). */
+  readonly taken: number;
+  readonly stopped: boolean;
 }
 
 interface Kernel {
@@ -60,7 +66,11 @@ export function packParameters(nodes: number, groupsX: number, gray: boolean, p:
   const wp = Math.fround(1 / p.tauPlus);
   const wm = Math.fround(1 / p.tauMinus);
   f.set([wp, wm, Math.fround(1 - Math.fround(0.5 * wp)), Math.fround(1 - Math.fround(0.5 * wm))], 4);
-  f.set([p.bodyForce[0], p.bodyForce[1], p.bodyForce[2], 0], 8);
+  // The bound under which the values a step writes prove the state within the rule (as the
+  // host's certificateBound: 1/2, 1/4 with gray voxels, less a pressure face's 2w|ρ − 1|).
+  const face = (2 / 18) * Math.max(Math.abs(p.inletDensity - 1), Math.abs(p.outletDensity - 1));
+  const bound = Math.max(0, (gray ? 0.25 : 0.5) - face);
+  f.set([p.bodyForce[0], p.bodyForce[1], p.bodyForce[2], bound], 8);
   for (let q = 0; q < 19; q++) {
     f[12 + q] = 2 * weight(q) * (p.inletDensity - 1);
     f[12 + 20 + q] = 2 * weight(q) * (p.outletDensity - 1);
@@ -75,7 +85,7 @@ export class GpuEngine {
   readonly #groups: [number, number];
   #buffers: Record<string, GpuBufferHandle>;
   /** Index 0: from the state after an even number of steps; 1: after an odd number. */
-  #kernels: { step: [Kernel, Kernel]; measure: [Kernel, Kernel] } | undefined;
+  #kernels: { step: [Kernel, Kernel]; check: [Kernel, Kernel]; decide: Kernel; measure: Kernel } | undefined;
   /** The parity of the steps taken (which form the populations are in). */
   #parity = 0;
 
@@ -114,7 +124,9 @@ export class GpuEngine {
       make('params', PARAMS_BYTES, Usage.UNIFORM | Usage.COPY_DST);
       make('lattice', GpuEngine.latticeBytes(n), storage);
       make('sources', 4 * geometry.table.length, storage);
-      make('out', 4 * (4 * n + PARTIAL_WORDS * gx * gy), storage);
+      make('out', 4 * (4 * n + PARTIAL_WORDS * gx * gy + STATUS_WORDS), storage);
+      make('status', 4 * STATUS_WORDS, storage);
+      make('args', 16, Usage.STORAGE | Usage.INDIRECT | Usage.COPY_DST);
       // New buffers are zero: the rest state h = f − w = 0.
       gpu.writeBuffer(buffers.sources as GpuBufferHandle, 0, geometry.table);
       gpu.writeBuffer(buffers.params as GpuBufferHandle, 0, packParameters(n, gx, geometry.gray, parameters));
@@ -135,11 +147,14 @@ export class GpuEngine {
         layout: 'auto',
         compute: { module: device.createShaderModule({ label: `flow ${name}`, code }), entryPoint: 'main' },
       });
-    const [step, localStep, measure, localMeasure] = await Promise.all([
+    const [gx, gy] = this.#groups;
+    const [step, localStep, check, localCheck, decide, measure] = await Promise.all([
       pipeline('step', stepShader),
       pipeline('local step', localStepShader),
+      pipeline('check', checkShader),
+      pipeline('local check', localCheckShader),
+      pipeline('decide', decideShader(gx, gy)),
       pipeline('measure', measureShader),
-      pipeline('local measure', localMeasureShader),
     ]);
     const b = this.#buffers;
     const kernel = (name: string, p: GPUComputePipeline, keys: string[]): Kernel => ({
@@ -150,11 +165,12 @@ export class GpuEngine {
         entries: keys.map((key, binding) => ({ binding, resource: { buffer: (b[key] as GpuBufferHandle).buffer } })),
       }),
     });
-    const stepKeys = ['params', 'lattice', 'sources'];
-    const measureKeys = ['params', 'lattice', 'out', 'sources'];
+    const stepKeys = ['params', 'lattice', 'sources', 'status'];
     this.#kernels = {
       step: [kernel('step', step, stepKeys), kernel('local step', localStep, stepKeys)],
-      measure: [kernel('measure', measure, measureKeys), kernel('local measure', localMeasure, measureKeys)],
+      check: [kernel('check', check, stepKeys), kernel('local check', localCheck, stepKeys)],
+      decide: kernel('decide', decide, ['status', 'args']),
+      measure: kernel('measure', measure, ['params', 'lattice', 'out', 'sources', 'status']),
     };
   }
 
@@ -174,37 +190,61 @@ export class GpuEngine {
     );
   }
 
-  /** Submits `steps` steps and a measure of the state reached; resolves with its sums. */
+  /**
+   * Submits `steps` steps and a measure of the state reached; resolves with its sums. Before each
+   * step the host's rule: the state is read (check) first in the batch and after a step that
+   * could not prove it; a step that would diverge stops the batch there, its state kept.
+   */
   async advance(steps: number): Promise<GpuSums> {
     const kernels = this.#kernels;
     if (kernels === undefined) throw new Error('flow: GPU engine used after release');
     const gpu = this.#gpu;
     const [gx, gy] = this.#groups;
+    const b = this.#buffers;
+    gpu.writeBuffer(b.status as GpuBufferHandle, 0, Uint32Array.from([0, 0, 0, this.#parity]));
+    gpu.writeBuffer(b.args as GpuBufferHandle, 0, Uint32Array.from([gx, gy, 1, 0]));
     const encoder = gpu.device.createCommandEncoder({ label: 'flow steps' });
     const pass = encoder.beginComputePass({ label: 'flow steps' });
+    const use = (k: Kernel) => {
+      pass.setPipeline(k.pipeline);
+      pass.setBindGroup(0, k.group);
+    };
+    // The kernels of each form alternate as steps are taken; once the batch stops the rest
+    // write nothing, and the measure finds the form from the steps taken.
+    let parity = this.#parity;
     for (let s = 0; s < steps; s++) {
-      const step = kernels.step[this.#parity] as Kernel;
-      pass.setPipeline(step.pipeline);
-      pass.setBindGroup(0, step.group);
+      use(kernels.check[parity] as Kernel);
+      pass.dispatchWorkgroupsIndirect((b.args as GpuBufferHandle).buffer, 0);
+      use(kernels.step[parity] as Kernel);
       pass.dispatchWorkgroups(gx, gy);
-      this.#parity ^= 1;
+      use(kernels.decide);
+      pass.dispatchWorkgroups(1);
+      parity ^= 1;
     }
-    const measure = kernels.measure[this.#parity] as Kernel;
-    pass.setPipeline(measure.pipeline);
-    pass.setBindGroup(0, measure.group);
+    use(kernels.measure);
     pass.dispatchWorkgroups(gx, gy);
     pass.end();
-    gpu.submit([encoder.finish()]);
     const n = this.#nodes;
-    const partials = new Float32Array(
-      await gpu.read(this.#buffers.out as GpuBufferHandle, 16 * n, 4 * PARTIAL_WORDS * gx * gy),
+    const tail = 16 * n + 4 * PARTIAL_WORDS * gx * gy;
+    encoder.copyBufferToBuffer(
+      (b.status as GpuBufferHandle).buffer,
+      0,
+      (b.out as GpuBufferHandle).buffer,
+      tail,
+      4 * STATUS_WORDS,
     );
+    gpu.submit([encoder.finish()]);
+    const words = await gpu.read(b.out as GpuBufferHandle, 16 * n, 4 * PARTIAL_WORDS * gx * gy + 4 * STATUS_WORDS);
+    const partials = new Float32Array(words, 0, PARTIAL_WORDS * gx * gy);
+    const status = new Uint32Array(words, 4 * PARTIAL_WORDS * gx * gy, STATUS_WORDS);
+    const taken = status[2] as number;
+    this.#parity = (this.#parity + taken) & 1;
     const sums = [0, 0, 0, 0, 0];
     for (let g = 0; g < gx * gy; g++) {
       for (let k = 0; k < 5; k++) sums[k] = (sums[k] as number) + (partials[PARTIAL_WORDS * g + k] as number);
     }
     const [x, y, z, speed, mass] = sums as [number, number, number, number, number];
-    return { momentum: [x, y, z], speed, mass, finite: sums.every(Number.isFinite) };
+    return { momentum: [x, y, z], speed, mass, finite: sums.every(Number.isFinite), taken, stopped: status[0] !== 0 };
   }
 
   /** The fields of the last measure: velocity xyz and density per node (4N words). */

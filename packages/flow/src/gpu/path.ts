@@ -181,7 +181,7 @@ export class GpuPath {
     const engine = this.#engine;
     if (engine === undefined) throw new Error('flow: the GPU lattice was released');
     const sums = await engine.advance(steps);
-    this.stepCount += steps;
+    this.stepCount += sums.taken;
     return sums;
   }
 

@@ -10,13 +10,15 @@
  *   pushes the TRT-collided populations back into the same slots.
  * - `localStepShader` (after an odd number): reads the node's own populations and writes the
  *   collided ones into the slots of the opposite directions.
- * - `measureShader` / `localMeasureShader`: reads the populations as the next step would and
- *   writes velocity and density per node, plus per-workgroup sums of momentum, speed and mass
- *   (added in f64 on the host).
+ * - `checkShader` / `localCheckShader` and `decideShader`: the host's divergence rule before
+ *   each step (see them).
+ * - `measureShader`: reads the populations as the next step would (the form the steps taken
+ *   leave) and writes velocity and density per node, plus per-workgroup sums of momentum, speed
+ *   and mass (added in f64 on the host).
  *
  * Each slot is read and written by one invocation only, so a step needs no second lattice.
  * Populations are stored as deviations from rest (h = f − w), structure of arrays:
- * `h[q·N + s]`. Every kernel uses at most 3 storage buffers (within the compatibility limit of 4).
+ * `h[q·N + s]`. Every kernel uses at most 4 storage buffers (the compatibility limit).
  * @internal
  */
 
@@ -56,7 +58,7 @@ const INDEX_MASK: u32 = ${INDEX_MASK}u;
 struct Params {
   sizes: vec4<u32>,   // fluid nodes N, workgroups along x, inertia (0/1), gray (0/1)
   rates: vec4<f32>,   // ω+ = 1/τ+, ω− = 1/τ−, 1 − ω+/2, 1 − ω−/2
-  force: vec4<f32>,   // uniform body force, 0
+  force: vec4<f32>,   // uniform body force; w: the bound that proves a state (see Status)
   // 2·w_q·(ρ − 1) of the inlet face (q = 0..19) then of the outlet face (20..39), rounded from f64
   faces: array<vec4<f32>, 10>,
 }
@@ -82,13 +84,29 @@ fn pulled(q: u32, s: u32, n: u32) -> f32 {
 }
 `;
 
+// The batch's status (STATUS_WORDS u32): stop (a step was found that would diverge: the steps
+// after it write nothing), exceeded (values the last step wrote past the bound force.w, under
+// which the state it made is proved within the rule), taken (steps taken), parity (of the steps
+// taken before the batch).
+const status = /* wgsl */ `
+struct Status {
+  stop: atomic<u32>,
+  exceeded: atomic<u32>,
+  taken: atomic<u32>,
+  parity: u32,
+}
+`;
+
 // Loads h0..h18 (pulled from the neighbours, or `local`: the node's own) and the moments dr, j
 // (summed in q order, as on the host), the force f and the velocity u (Guo's half force, gray
 // drag implicit).
-function moments(local = false): string {
+// `local` 'runtime': as the WGSL bool `atNodes` says.
+function moments(local: boolean | 'runtime' = false): string {
   const lines = ['  let h0 = a[s];'];
-  for (let q = 1; q < 19; q++)
-    lines.push(local ? `  let h${q} = a[${q}u * n + s];` : `  let h${q} = pulled(${q}u, s, n);`);
+  for (let q = 1; q < 19; q++) {
+    if (local === 'runtime') lines.push(`  let h${q} = select(pulled(${q}u, s, n), a[${q}u * n + s], atNodes);`);
+    else lines.push(local ? `  let h${q} = a[${q}u * n + s];` : `  let h${q} = pulled(${q}u, s, n);`);
+  }
   lines.push('  var dr = 0.0f;', '  var x = 0.0f;', '  var y = 0.0f;', '  var z = 0.0f;');
   for (let q = 0; q < 19; q++) {
     lines.push(`  dr = dr + h${q};`);
@@ -123,14 +141,17 @@ function term(c: number, v: string): string {
 // from (the table of the opposite direction: a neighbour's slot q, or through a wall the node's
 // own slot opposite(q); through a pressure face anti-bounce-back), or, `local`, into the node's
 // slot opposite(q).
+// Each value written past the bound force.w is counted (the proof the next step needs fails).
 function store(q: number, value: string, local: boolean): string {
-  if (q === 0) return `  a[s] = ${value};`;
+  const count = '    if (!(abs(v) <= params.force.w)) { atomicAdd(&state.exceeded, 1u); }';
+  if (q === 0) return ['  {', `    let v = ${value};`, '    a[s] = v;', count, '  }'].join('\n');
   const o = opposite(q);
-  if (local) return `  a[${o}u * n + s] = ${value};`;
+  if (local) return ['  {', `    let v = ${value};`, `    a[${o}u * n + s] = v;`, count, '  }'].join('\n');
   return [
     '  {',
     `    let e = sources[${o - 1}u * n + s];`,
     `    let v = ${value};`,
+    count,
     '    if ((e & BOUNCE) == 0u) {',
     '      a[e & INDEX_MASK] = v;',
     '    } else {',
@@ -180,6 +201,31 @@ function stepOf(local: boolean): string {
   return /* wgsl */ `
 @group(0) @binding(1) var<storage, read_write> a: array<f32>;
 @group(0) @binding(2) var<storage, read> sources: array<u32>;
+${status}
+@group(0) @binding(3) var<storage, read_write> state: Status;
+${prelude}
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+  let n = params.sizes.x;
+  let s = nodeIndex(group, local);
+  if (s >= n || atomicLoad(&state.stop) != 0u) { return; }
+${moments(local)}
+${collide(local)}
+}
+`;
+}
+
+/**
+ * The host's rule before a step (native/lattice.cpp, countOutOfBounds): a node whose |u|² +
+ * 10⁻⁴δρ² + 10⁻²(u·F)² passes 100, or is not finite, stops the batch before the step. Dispatched
+ * (indirectly) first in a batch and after a step that could not prove the state within it.
+ */
+function checkOf(local: boolean): string {
+  return /* wgsl */ `
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> sources: array<u32>;
+${status}
+@group(0) @binding(3) var<storage, read_write> state: Status;
 ${prelude}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
@@ -187,7 +233,32 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
   let s = nodeIndex(group, local);
   if (s >= n) { return; }
 ${moments(local)}
-${collide(local)}
+  let uu = u.x * u.x + u.y * u.y + u.z * u.z;
+  let uf = u.x * f.x + u.y * f.y + u.z * f.z;
+  let rule = uu + 1e-4f * dr * dr + 1e-2f * uf * uf;
+  if (!(rule <= 100.0f)) { atomicStore(&state.stop, 1u); }
+}
+`;
+}
+
+/**
+ * After each step (one invocation): counts the step as taken unless the batch stopped, and sets
+ * the next check's workgroups: all (gx × gy) when the step wrote a value past the bound, none
+ * when it proved the state or the batch stopped.
+ */
+export function decideShader(gx: number, gy: number): string {
+  return /* wgsl */ `
+${status}
+@group(0) @binding(0) var<storage, read_write> state: Status;
+@group(0) @binding(1) var<storage, read_write> args: array<u32, 4>;
+@compute @workgroup_size(1)
+fn main() {
+  let stopped = atomicLoad(&state.stop) != 0u;
+  if (!stopped) { atomicAdd(&state.taken, 1u); }
+  let check = atomicExchange(&state.exceeded, 0u) != 0u && !stopped;
+  args[0] = select(0u, ${gx}u, check);
+  args[1] = select(0u, ${gy}u, check);
+  args[2] = 1u;
 }
 `;
 }
@@ -196,16 +267,23 @@ ${collide(local)}
 export const stepShader = stepOf(false);
 /** One step from the state after an odd number: the node's own populations, collided. */
 export const localStepShader = stepOf(true);
+/** The rule before a step, from either form. */
+export const checkShader = checkOf(false);
+export const localCheckShader = checkOf(true);
+/** u32 words of the status buffer. */
+export const STATUS_WORDS = 4;
 
 /**
  * Fields of lattice a (velocity xyz and density per node, 4 words each, at the start of `out`)
  * and per-workgroup sums (momentum xyz, speed, mass; PARTIAL_WORDS each, after 4N words).
  */
-function measureOf(local: boolean): string {
+function measureOf(): string {
   return /* wgsl */ `
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<storage, read> sources: array<u32>;
+${status}
+@group(0) @binding(4) var<storage, read_write> state: Status;
 ${prelude}
 var<workgroup> sums: array<array<f32, ${WORKGROUP}>, 5>;
 
@@ -214,8 +292,10 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
   let n = params.sizes.x;
   let s = nodeIndex(group, local);
   var values = array<f32, 5>(0.0f, 0.0f, 0.0f, 0.0f, 0.0f);
+  // The populations lie at the nodes after an odd number of steps in all.
+  let atNodes = ((state.parity + atomicLoad(&state.taken)) & 1u) == 1u;
   if (s < n) {
-${moments(local)}
+${moments('runtime')}
     out[4u * s] = u.x;
     out[4u * s + 1u] = u.y;
     out[4u * s + 2u] = u.z;
@@ -239,6 +319,5 @@ ${moments(local)}
 `;
 }
 
-/** The fields after an even number of steps (pulled) and after an odd number (local). */
-export const measureShader = measureOf(false);
-export const localMeasureShader = measureOf(true);
+/** The fields of the state reached, in whichever form the steps taken leave it. */
+export const measureShader = measureOf();
