@@ -361,8 +361,12 @@ class LatticeImpl final : public Lattice {
   bool checkStep(bool read) override {
     // Proved by the last step: every value it wrote within the bound under
     // which a state meets the rule, the pressure drive no stronger since.
-    if (!read)
-      return checked_ = checked_ || (inPlace_ && certified_ && porosity_.empty() && pressureTerm() <= certifiedTerm_);
+    if (!read) {
+      if (checked_) return true;
+      // The force bound now (with per-voxel arrays, a scan of them), kept for the step.
+      stepForce_ = forceBound();
+      return checked_ = inPlace_ && certified_ && certifiedBound_ <= certificateBound(stepForce_);
+    }
     pass(Mode::Health);
     double bad = 0;
     for (double h : health_) bad += h;
@@ -461,23 +465,58 @@ class LatticeImpl final : public Lattice {
     for (std::size_t q = 0; q < Q; q++) cols[q] = a_.data() + (swapped ? opposite(q) : q) * stride_;
   }
 
-  // The bound on |value| of every population stored under which the state
-  // meets the rule of kHealthBound (with |body force| <= 1 per component):
-  // |δρ| <= 19M, |u_a| <= 10M + 1/2, so M = 1/2 keeps |u|² + 10⁻⁴δρ² +
-  // 10⁻²(u·F)² <= 94; gray voxels' drag adds up to 2|u| to F: M = 1/4 keeps it
-  // <= 67. A pressure face adds 2 w |ρ - 1| to a value read through it.
+  // The bound M on |value| of every population stored under which the state
+  // meets the rule of kHealthBound, given G, the largest force component a
+  // fluid node sees: |δρ| <= 19M, |u_a| <= U = 10M + G/2, |F|² <= 3G² (gray
+  // voxels' drag adds up to 2|u_a| to F_a: 3(G + 2U)²), and the rule's value
+  // is at most 3U² + 10⁻⁴(19M)² + 10⁻²·3U²|F|²; M is halved from 1/2 until
+  // that is at most 99 (G = 1: M = 1/2, 94; with gray voxels 1/4, 67). A
+  // pressure face adds 2 w |ρ − 1| to a value read through it. 0: no proof.
   double pressureTerm() const {
     const PressureDrive& p = options_.pressure;
     if (p.axis < 0) return 0.0;
     return 2.0 * kWeightFace * std::max(std::fabs(p.inletDensity - 1.0), std::fabs(p.outletDensity - 1.0));
   }
-  double certificateBound() const { return (gray_.empty() ? 0.5 : 0.25) - pressureTerm(); }
+  double certificateBound(double G) const {
+    if (!(G >= 0.0 && G <= 1e3)) return 0.0;
+    const bool gray = !gray_.empty();
+    auto rule = [&](double M) {
+      const double U = 10.0 * M + 0.5 * G;
+      const double F2 = gray ? 3.0 * (G + 2.0 * U) * (G + 2.0 * U) : 3.0 * G * G;
+      return 3.0 * U * U + 1e-4 * 361.0 * M * M + 1e-2 * 3.0 * U * U * F2;
+    };
+    double M = 0.5;
+    while (M > 1e-6 && rule(M) > 99.0) M *= 0.5;
+    return M > 1e-6 ? std::max(0.0, M - pressureTerm()) : 0.0;
+  }
+  // G: the body force's largest component, or with per-voxel porosity and
+  // force the largest |ε g_a + f_a| over the fluid nodes (a scan of the arrays,
+  // far lighter than a read of the state); NaN when a porosity lies outside
+  // (0, 1] or a value is not finite (the rule then decides, reading the state).
+  double forceBound() const {
+    const std::array<double, 3>& g = options_.bodyForce;
+    double G = std::max({std::fabs(g[0]), std::fabs(g[1]), std::fabs(g[2])});
+    if (porosity_.empty()) return G;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t s = 0; s < storage_; s++) {
+      const std::size_t v = layout_ == Layout::Sparse ? nodeOf_[s] : s;
+      if (layout_ == Layout::Dense && mask_[v]) continue;
+      const double eps = porosity_[v];
+      if (!(eps > 0.0 && eps <= 1.0)) return nan;
+      for (std::size_t a = 0; a < 3; a++) {
+        const double x = std::fabs(eps * g[a] + force_[3 * v + a]);
+        if (!(x <= 1e300)) return nan;
+        G = std::max(G, x);
+      }
+    }
+    return G;
+  }
   // After an in-place step: whether every value it wrote is within the bound.
   void certify() {
     double exceeded = 0;
     for (double e : exceed_) exceeded += e;
-    certified_ = exceeded == 0.0 && certificateBound() > 0.0 && porosity_.empty();
-    certifiedTerm_ = pressureTerm();
+    certified_ = exceeded == 0.0 && stepBound_ > 0.0;
+    certifiedBound_ = stepBound_;
   }
   // Sparse pull sources with kBounce set carry a link kind: halfway
   // bounce-back, anti-bounce-back through a pressure face, or (from
@@ -611,6 +650,7 @@ class LatticeImpl final : public Lattice {
   static constexpr double kHealthBound = 100.0;
 
   void stepPass() {
+    stepBound_ = certificateBound(stepForce_);
     const bool gray = !gray_.empty(), perVoxel = !porosity_.empty() || !force_.empty();
     const int key = (gray ? 4 : 0) | (perVoxel ? 2 : 0) | (options_.inertia ? 1 : 0);
     switch (key) {
@@ -675,7 +715,7 @@ class LatticeImpl final : public Lattice {
     }
     const T* rp[Q];
     T* wp[Q];
-    const T bound = T(std::max(0.0, certificateBound()));
+    const T bound = T(stepBound_);
     for (std::size_t c = begin; c < end; c++) {
       T check = 0, exceeded = 0;
       if (layout_ == Layout::Sparse) {
@@ -1289,13 +1329,14 @@ class LatticeImpl final : public Lattice {
   std::vector<double> porosity_, force_;
   std::vector<FlowMoments> partial_;
   std::vector<double> health_;  // per chunk: nodes out of bounds in the last stepPass
-  std::vector<double> exceed_;  // per chunk: values the last in-place step wrote past certificateBound()
+  std::vector<double> exceed_;  // per chunk: values the last in-place step wrote past stepBound_
   bool inPlace_ = true;
-  // The last in-place step proved that the state meets the rule (with a
-  // pressure term no larger than certifiedTerm_); checked_: checkStep() said
-  // yes for the state now.
+  // The last in-place step wrote every value within certifiedBound_;
+  // checked_: checkStep() said yes for the state now.
   bool certified_ = false, checked_ = false;
-  double certifiedTerm_ = 0.0;
+  // The bound the last step's values were held to; the force bound found by the last
+  // checkStep(false), and the bound the step it precedes holds its values to.
+  double certifiedBound_ = 0.0, stepForce_ = std::numeric_limits<double>::quiet_NaN(), stepBound_ = 0.0;
   Populations snapshot_;  // the state at the start of an atomic step() call
   bool diverged_ = false;
   std::size_t divergedAt_ = 0;

@@ -602,11 +602,13 @@ export class Distributed {
       if (refreshOnStop && done > 0) this.native.refreshFields();
       return { steps: done, divergedAt, cancelled: divergedAt === undefined };
     };
+    // One agreement per step: whether every rank took it, and whether every rank's step proved
+    // the state the next starts from (its own values and the halo it received); where one
+    // could not, every rank reads its state before the next step (a neighbour's unproven
+    // values may be in this rank's ghosts).
+    let unproven = steps > 0 ? (this.slab.total([this.native.checkStep(false) ? 0 : 1])[0] as number) : 0;
     for (; done < steps; done++) {
       const t0 = performance.now();
-      // Proved by the last step on every rank (its own values and the halo it received), or
-      // else read on every rank: a neighbour's unproven values may be in this rank's ghosts.
-      const [unproven] = this.slab.total([this.native.checkStep(false) ? 0 : 1]) as [number];
       if (unproven > 0) {
         const [d] = this.slab.total([this.native.checkStep(true) ? 0 : 1]) as [number];
         if (d > 0) return stop(this.native.info.stepCount + 1);
@@ -615,11 +617,13 @@ export class Distributed {
       const outcome = this.native.step(1, false);
       const t2 = performance.now();
       this.stepSeconds += (t2 - t1) / 1e3;
+      this.slab.exchange(this.native, this.precision);
+      const next = done + 1 < steps && !this.native.checkStep(false) ? 1 : 0;
       // Not taken after the check: the module is finalizing. A rank that took the step stays
       // there (the lattice is being released); so does one whose MPI fails from here on.
-      const [c] = this.slab.total([outcome.steps === 1 ? 0 : 1]) as [number];
+      const [c, u] = this.slab.total([outcome.steps === 1 ? 0 : 1, next]) as [number, number];
       if (c > 0) return stop(undefined);
-      this.slab.exchange(this.native, this.precision);
+      unproven = u;
       this.haloSeconds += (performance.now() - t2 + (t1 - t0)) / 1e3;
     }
     this.native.refreshFields();
