@@ -50,6 +50,40 @@ export interface AcquiredDevice {
 // and release settles those).
 const retired = new Set<object>();
 
+// Dawn settles a mapping in flight when its buffer or device is destroyed,
+// and settles it again when the mapping's own callback comes later: the
+// second settlement uses freed memory (a crash, now and then, in the
+// setImmediate that Dawn's binding rejects through). So a release with a
+// mapping in flight destroys the Dawn objects once the mappings settled —
+// the wrapper's promises reject at once, with ReleasedError — and at the
+// latest when the thread exits, or after the finalize timeout. From the
+// thread's 'exit' on, destruction is immediate: no callback can come after
+// it, and a worker whose env ends with a mapping pending aborts in Dawn.
+const deferred = new Set<() => void>();
+let threadExiting = false;
+// First of the thread's exit listeners, before any module's finalize.
+process.prependListener('exit', () => {
+  threadExiting = true;
+  for (const destroyNow of [...deferred]) destroyNow();
+});
+
+function destroyWhenSettled(pending: readonly Promise<unknown>[], destroy: () => void): void {
+  if (pending.length === 0 || threadExiting) {
+    destroy();
+    return;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const run = () => {
+    if (!deferred.delete(run)) return;
+    clearTimeout(timer);
+    destroy();
+  };
+  deferred.add(run);
+  timer = setTimeout(run, finalizeTimeoutMs());
+  timer.unref?.();
+  void Promise.allSettled(pending).then(run);
+}
+
 const isInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function checkOffset(value: unknown, name: string, call: string, multiple: number): number {
@@ -93,6 +127,9 @@ export class GpuBuffer extends Releasable {
   /** The device that created it. */
   readonly owner: GpuDevice;
   readonly #forget: (buffer: GpuBuffer) => void;
+  // Dawn's mapping in flight, and what release() settles for its waiter.
+  #mapping: Promise<void> | undefined;
+  #onRelease: (() => void) | undefined;
 
   /** @internal Use {@link GpuDevice.createBuffer}. */
   constructor(
@@ -149,11 +186,23 @@ export class GpuBuffer extends Releasable {
     if (offset + length > this.size) {
       throw new RangeError(`${call}: offset + size (${offset + length}) exceeds the buffer's ${this.size} bytes`);
     }
+    const mapping = buffer.mapAsync(mode, offset, length);
+    this.#mapping = mapping;
+    this.owner.trackMapping(mapping);
+    const settled = () => {
+      if (this.#mapping === mapping) this.#mapping = undefined;
+    };
+    mapping.then(settled, settled);
+    const released = new Promise<void>((resolve) => {
+      this.#onRelease = resolve;
+    });
     try {
-      await buffer.mapAsync(mode, offset, length);
+      await Promise.race([mapping, released]);
     } catch (error) {
       this.assertLive();
       throw error;
+    } finally {
+      this.#onRelease = undefined;
     }
     this.assertLive();
   }
@@ -186,9 +235,16 @@ export class GpuBuffer extends Releasable {
     const buffer = this.#buffer;
     this.#buffer = undefined;
     this.#forget(this);
+    this.#onRelease?.();
     if (buffer === undefined) return;
+    const mapping = this.#mapping;
+    if (mapping !== undefined) {
+      // Destroyed once Dawn settled the mapping (see destroyWhenSettled).
+      destroyWhenSettled([mapping], () => buffer.destroy());
+      return;
+    }
     try {
-      // A pending mapping is rejected, a mapped range detached.
+      // A mapped range is detached.
       if (buffer.mapState !== 'unmapped') buffer.unmap();
     } finally {
       buffer.destroy();
@@ -231,6 +287,8 @@ export class GpuDevice extends Releasable {
     this.#collected.unregister(buffer);
     if (this.#spare === buffer) this.#spare = undefined;
   };
+  // Dawn's mappings in flight on the device's buffers (see destroyWhenSettled).
+  readonly #mappings = new Set<Promise<void>>();
   // One idle MAP_READ staging buffer, reused by read() and drain().
   #spare: GpuBuffer | undefined;
   readonly #removeDrain: () => void;
@@ -492,11 +550,18 @@ export class GpuDevice extends Releasable {
     this.#adapter = undefined;
     this.#gpu = undefined;
     try {
-      device?.destroy();
+      if (device !== undefined) destroyWhenSettled([...this.#mappings], () => device.destroy());
     } catch (cause) {
       failures.push({ label: `GpuDevice#${this.id} destroy()`, cause });
     }
     if (failures.length > 0) throw new TeardownError(failures, `release of GpuDevice#${this.id}`);
+  }
+
+  /** @internal Counts a Dawn mapping in flight until it settles. */
+  trackMapping(mapping: Promise<void>): void {
+    this.#mappings.add(mapping);
+    const settled = () => this.#mappings.delete(mapping);
+    mapping.then(settled, settled);
   }
 
   // The device, or a ReleasedError when released or when the module exits.
