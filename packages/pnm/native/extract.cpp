@@ -705,7 +705,17 @@ std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
 struct ThroatSums {
   std::uint64_t faces = 0;      // contact faces
   std::uint64_t perimeter = 0;  // contact faces with a voxel near solid (distance < 2)
-  float inscribed = 0;          // largest min(dt) over a contact pair
+  // The throat's peak, as PoreSpy's regions_to_network: the largest distance
+  // on the interface's voxels of the higher-labelled region (those 6-touching
+  // the other), and the first voxel (C order) that holds it.
+  float peak = -1;
+  std::uint64_t peakVoxel = ~std::uint64_t(0);
+  void offer(float d, std::uint64_t voxel) {
+    if (d > peak || (d == peak && voxel < peakVoxel)) {
+      peak = d;
+      peakVoxel = voxel;
+    }
+  }
 };
 
 /// One pore per region and one throat per pair of 6-touching regions; boundary
@@ -746,9 +756,8 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
               const std::uint64_t key = (std::uint64_t(a) << 32) | std::uint32_t(bLabel);
               ThroatSums& t = throats[key];
               t.faces++;
-              const float m = std::min(dt[v], dt[u]);
-              if (m < 2) t.perimeter++;
-              t.inscribed = std::max(t.inscribed, m);
+              if (std::min(dt[v], dt[u]) < 2) t.perimeter++;
+              t.offer(dt[u], u);
             }
           });
         }
@@ -774,7 +783,7 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
       ThroatSums& into = throats[key];
       into.faces += t.faces;
       into.perimeter += t.perimeter;
-      into.inscribed = std::max(into.inscribed, t.inscribed);
+      into.offer(t.peak, t.peakVoxel);
     }
     std::unordered_map<std::uint64_t, ThroatSums>().swap(part);
   }
@@ -791,6 +800,12 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
     double count = 0, u = 0, w = 0, perimeter = 0;
     float maxDistance = 0;
     bool core = false;
+    // The voxels off the region's border, which snow2 extrudes into its
+    // boundary region: their count, centroid, and peak (largest distance,
+    // first voxel in raster order).
+    double coreCount = 0, coreU = 0, coreW = 0;
+    float corePeak = -1;
+    std::size_t corePeakU = 0, corePeakW = 0;
   };
   std::vector<std::pair<int, std::vector<FaceSums>>> faces;
   for (int f = 0; f < 6; f++) {
@@ -829,10 +844,20 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
         s.w += double(q);
         if (dt[v] < 2) s.perimeter += 1;
         s.maxDistance = std::max(s.maxDistance, dt[v]);
-        if (!s.core) {
-          bool border = false;
-          forNeighbours(o, v, false, [&](std::size_t u) { border = border || labels[u] != a; });
-          s.core = !border;
+        bool border = false;
+        forNeighbours(o, v, false, [&](std::size_t u) { border = border || labels[u] != a; });
+        if (!border) {
+          s.core = true;
+          s.coreCount += 1;
+          s.coreU += double(p);
+          s.coreW += double(q);
+          // The flood visits voxels out of raster order: ties go to the first in it.
+          if (dt[v] > s.corePeak ||
+              (dt[v] == s.corePeak && (p < s.corePeakU || (p == s.corePeakU && q < s.corePeakW)))) {
+            s.corePeak = dt[v];
+            s.corePeakU = p;
+            s.corePeakW = q;
+          }
         }
         auto visit = [&](std::size_t pp, std::size_t qq) {
           const std::size_t next = pp * nw + qq;
@@ -883,18 +908,23 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
   std::vector<std::pair<std::uint64_t, ThroatSums>> sorted(throats.begin(), throats.end());
   std::unordered_map<std::uint64_t, ThroatSums>().swap(throats);
   std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  auto addThroat = [&](std::size_t a, std::size_t b, double faceCount, double perimeter, double inscribed) {
+  auto centre = [&](std::size_t pore) { return &net.coordinates[3 * pore]; };
+  auto distance = [](const double* x, const double* y) {
+    double d2 = 0;
+    for (int i = 0; i < 3; i++) d2 += (x[i] - y[i]) * (x[i] - y[i]);
+    return std::sqrt(d2);
+  };
+  // `peak`: the throat's peak (m); `far`: the centre of pore b its total length reaches.
+  auto addThroat = [&](std::size_t a, std::size_t b, double faceCount, double perimeter, double peakDistance,
+                       const double* peak, const double* far) {
     net.conns.push_back(static_cast<std::int32_t>(a));
     net.conns.push_back(static_cast<std::int32_t>(b));
     net.throatArea.push_back(faceCount * h * h);
     net.throatPerimeter.push_back(perimeter * h);
-    net.throatInscribedDiameter.push_back(2.0 * inscribed * h);
-    double d2 = 0;
-    for (int x = 0; x < 3; x++) {
-      const double d = net.coordinates[3 * a + x] - net.coordinates[3 * b + x];
-      d2 += d * d;
-    }
-    net.throatLength.push_back(std::sqrt(d2));
+    net.throatInscribedDiameter.push_back(2.0 * std::max(0.0, peakDistance) * h);
+    net.throatLength.push_back(distance(centre(a), centre(b)));
+    net.throatTotalLength.push_back(distance(centre(a), peak) + distance(far, peak));
+    net.throatDirectLength.push_back(distance(centre(a), far));
   };
   const std::size_t throatCount = sorted.size() + boundaryCount;
   net.conns.reserve(2 * throatCount);
@@ -902,29 +932,45 @@ Network buildNetwork(const float* dt, const std::int32_t* labels, std::size_t re
   net.throatPerimeter.reserve(throatCount);
   net.throatInscribedDiameter.reserve(throatCount);
   net.throatLength.reserve(throatCount);
+  net.throatTotalLength.reserve(throatCount);
+  net.throatDirectLength.reserve(throatCount);
   for (const auto& [key, t] : sorted) {
-    addThroat(std::size_t(key >> 32) - 1, std::size_t(key & 0xffffffffu) - 1, double(t.faces), double(t.perimeter),
-              t.inscribed);
+    const std::size_t a = std::size_t(key >> 32) - 1, b = std::size_t(key & 0xffffffffu) - 1;
+    std::size_t c[3];
+    o.coords(t.peakVoxel, c[0], c[1], c[2]);
+    const double peak[3] = {(double(c[0]) + 0.5) * h, (double(c[1]) + 0.5) * h, (double(c[2]) + 0.5) * h};
+    addThroat(a, b, double(t.faces), double(t.perimeter), t.peak, peak, centre(b));
   }
   for (const auto& [f, sums] : faces) {
     const int axis = f / 2;
     const int ua = axis == 0 ? 1 : 0, wa = axis == 2 ? 1 : 2;
+    // snow2's boundary region: the section off the border extruded kBoundaryWidth
+    // voxels out of the face; its first layer is the throat's interface.
+    const double outward = f % 2 == 0 ? -1.0 : 1.0;
+    const double facePlane = f % 2 == 0 ? 0.0 : o.shape[axis] * h;
     for (const FaceSums& s : sums) {
       if (!s.core) continue;
       const std::size_t r = std::size_t(s.region) - 1;
       const std::size_t pore = net.volume.size();
       double c[3];
-      c[axis] = f % 2 == 0 ? 0.0 : o.shape[axis] * h;
+      c[axis] = facePlane;
       c[ua] = (s.u / s.count + 0.5) * h;
       c[wa] = (s.w / s.count + 0.5) * h;
       for (double x : c) net.coordinates.push_back(x);
       net.volume.push_back(0);
       net.inscribedDiameter.push_back(2.0 * s.maxDistance * h);
-      net.equivalentDiameter.push_back(0);
+      net.equivalentDiameter.push_back(std::cbrt(6.0 * s.coreCount * kBoundaryWidth / pi) * h);
       net.surfaceArea.push_back(0);
       net.label.push_back(s.region);
       net.face.push_back(static_cast<std::int8_t>(f));
-      addThroat(r, pore, s.count, s.perimeter, s.maxDistance);
+      double peak[3], slab[3];
+      peak[axis] = facePlane + outward * 0.5 * h;
+      peak[ua] = (double(s.corePeakU) + 0.5) * h;
+      peak[wa] = (double(s.corePeakW) + 0.5) * h;
+      slab[axis] = facePlane + outward * 0.5 * kBoundaryWidth * h;
+      slab[ua] = (s.coreU / s.coreCount + 0.5) * h;
+      slab[wa] = (s.coreW / s.coreCount + 0.5) * h;
+      addThroat(r, pore, s.count, s.perimeter, s.corePeak, peak, slab);
     }
   }
   return net;

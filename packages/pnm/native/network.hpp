@@ -20,6 +20,11 @@ using ParallelFor = std::function<void(std::size_t count, const peclet::Parallel
 /// Axis a has faces 2a (its first plane) and 2a + 1 (its last).
 constexpr int kInterior = -1;
 
+/// Boundary pores take, for OpenPNM's conduit models, the geometry of snow2's
+/// boundary regions: the face section of their region without its border,
+/// extruded this many voxels out of the box (snow2's default boundary_width).
+constexpr double kBoundaryWidth = 3;
+
 /// A pore network. Coordinates are in metres with voxel (i, j, k) centred at
 /// ((i + ½)h, (j + ½)h, (k + ½)h), so the image spans [0, n·h] on each axis.
 /// Boundary pores (face ≥ 0) sit on a face of the box, have no volume, and
@@ -30,20 +35,34 @@ struct Network {
   double porosity = 0;                 ///< pore voxels / all voxels
 
   // Pores (N).
-  std::vector<double> coordinates;         ///< 3 per pore (m)
-  std::vector<double> volume;              ///< m³
-  std::vector<double> inscribedDiameter;   ///< m: 2 × largest distance to solid inside the region
-  std::vector<double> equivalentDiameter;  ///< m: diameter of the sphere of the same volume
-  std::vector<double> surfaceArea;         ///< m²: pore–solid interface
-  std::vector<std::int32_t> label;         ///< the region (value in `regions`) the pore is, or caps
-  std::vector<std::int8_t> face;           ///< kInterior, or the face of a boundary pore
+  std::vector<double> coordinates;        ///< 3 per pore (m)
+  std::vector<double> volume;             ///< m³
+  std::vector<double> inscribedDiameter;  ///< m: 2 × largest distance to solid inside the region
+  /// m: diameter of the sphere of the same volume; for a boundary pore, of its
+  /// snow2 boundary region (see kBoundaryWidth), though its volume is 0
+  std::vector<double> equivalentDiameter;
+  std::vector<double> surfaceArea;  ///< m²: pore–solid interface
+  std::vector<std::int32_t> label;  ///< the region (value in `regions`) the pore is, or caps
+  std::vector<std::int8_t> face;    ///< kInterior, or the face of a boundary pore
 
   // Throats (M): a throat joins two pores whose regions touch (6-connected).
-  std::vector<std::int32_t> conns;              ///< 2 per throat, conns[2t] < conns[2t + 1]
-  std::vector<double> throatInscribedDiameter;  ///< m: 2 × largest distance to solid on the contact face
-  std::vector<double> throatArea;               ///< m²: the contact face
-  std::vector<double> throatPerimeter;          ///< m: where the contact face meets solid
-  std::vector<double> throatLength;             ///< m: centre to centre
+  std::vector<std::int32_t> conns;  ///< 2 per throat, conns[2t] < conns[2t + 1]
+  /// m: 2 × the largest distance to solid on the interface: the voxels of the
+  /// higher-labelled region that 6-touch the other (PoreSpy's definition); for a
+  /// boundary throat, the face section off the region's border
+  std::vector<double> throatInscribedDiameter;
+  std::vector<double> throatArea;       ///< m²: the contact face
+  std::vector<double> throatPerimeter;  ///< m: where the contact face meets solid
+  std::vector<double> throatLength;     ///< m: centre to centre
+  /// m: pore centre → the throat's peak (the interface voxel of the largest
+  /// distance, first in C order) → pore centre, PoreSpy's total_length; a
+  /// boundary throat's far end is its snow2 region's centre, kBoundaryWidth / 2
+  /// voxels out of the face, its peak half a voxel out
+  std::vector<double> throatTotalLength;
+  /// m: centre to centre, a boundary throat's far end its snow2 region's
+  /// centre (the size-factor models' direct spacing; `throatLength` for
+  /// interior throats)
+  std::vector<double> throatDirectLength;
 
   /// Region label per voxel (0 in solid), C order over `shape`.
   std::vector<std::int32_t> regions;
@@ -59,7 +78,8 @@ struct Network {
 inline std::size_t Network::bytes() const noexcept {
   return (coordinates.capacity() + volume.capacity() + inscribedDiameter.capacity() + equivalentDiameter.capacity() +
           surfaceArea.capacity() + throatInscribedDiameter.capacity() + throatArea.capacity() +
-          throatPerimeter.capacity() + throatLength.capacity()) *
+          throatPerimeter.capacity() + throatLength.capacity() + throatTotalLength.capacity() +
+          throatDirectLength.capacity()) *
              sizeof(double) +
          (label.capacity() + conns.capacity() + regions.capacity()) * sizeof(std::int32_t) + face.capacity();
 }

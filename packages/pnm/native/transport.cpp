@@ -87,10 +87,11 @@ void validateSolve(const SolveOptions& s) {
 }
 
 enum NetworkNeeds : unsigned {
-  kNeedConduits = 1,  // throat radii and lengths
-  kNeedShape = 2,     // throat areas and perimeters
-  kNeedVolume = 4,    // pore volumes
-  kNeedRadii = 8,     // throat radii
+  kNeedConduits = 1,      // throat radii and lengths
+  kNeedShape = 2,         // throat areas and perimeters
+  kNeedVolume = 4,        // pore volumes
+  kNeedRadii = 8,         // throat radii
+  kNeedSizeFactors = 16,  // equivalent diameters, throat radii and total lengths
 };
 
 void checkSize(const char* field, std::size_t got, std::size_t want, const char* per) {
@@ -113,6 +114,12 @@ void validateNetwork(const Network& n, unsigned needs) {
     checkSize("throatInscribedDiameter", n.throatInscribedDiameter.size(), throats, "throats");
   if (needs & kNeedConduits) checkSize("throatLength", n.throatLength.size(), throats, "throats");
   if (needs & kNeedVolume) checkSize("volume", n.volume.size(), pores, "pores");
+  if (needs & kNeedSizeFactors) {
+    checkSize("equivalentDiameter", n.equivalentDiameter.size(), pores, "pores");
+    checkSize("throatInscribedDiameter", n.throatInscribedDiameter.size(), throats, "throats");
+    checkSize("throatTotalLength", n.throatTotalLength.size(), throats, "throats");
+    checkSize("throatDirectLength", n.throatDirectLength.size(), throats, "throats");
+  }
   if (needs & kNeedShape) {
     checkSize("throatArea", n.throatArea.size(), throats, "throats");
     checkSize("throatPerimeter", n.throatPerimeter.size(), throats, "throats");
@@ -271,6 +278,40 @@ std::vector<double> conductances(const Network& n, Physics physics, double visco
     if (resistance > 0 && std::isfinite(conductance)) g[t] = conductance;
   }
   return g;
+}
+
+// ---------------------------------------------------------------------------
+// OpenPNM's size-factor models (openpnm.models.geometry.conduit_lengths,
+// hydraulic_size_factors and diffusive_size_factors): per element
+// S_hyd = 1/(16π² I ∫dx/A²) with I = 1/(2π) for circles, 1/6 for squares, and
+// S_diff = 1/∫dx/A; a pore's part runs from its centre to the throat.
+
+constexpr double kOpenPnmMinLength = 1e-15;  // OpenPNM's floor of a throat part (m)
+
+const char* modelName(ConductanceModel m) {
+  switch (m) {
+    case ConductanceModel::PyramidsAndCuboids:
+      return "pyramids-and-cuboids";
+    case ConductanceModel::ConesAndCylinders:
+      return "cones-and-cylinders";
+    case ConductanceModel::SpheresAndCylinders:
+      return "spheres-and-cylinders";
+    case ConductanceModel::ShapeFactor:
+      return "shape-factor";
+    default:
+      return "hagen-poiseuille";
+  }
+}
+
+/// A part's resistance 1/S: 0 for a part of no length (S infinite).
+double inverse(double sizeFactor) { return std::isinf(sizeFactor) ? 0.0 : 1.0 / sizeFactor; }
+
+/// Series conductance of three parts of size factors S (g = S · coefficient);
+/// 0 when not finite and positive.
+double series(const double* S, double coefficient) {
+  const double resistance = (inverse(S[0]) + inverse(S[1]) + inverse(S[2])) / coefficient;
+  const double g = 1.0 / resistance;
+  return resistance > 0 && std::isfinite(g) ? g : 0.0;
 }
 
 // ---------------------------------------------------------------------------
@@ -658,6 +699,120 @@ bool cancelled(const std::atomic<bool>* cancel) { return cancel != nullptr && ca
 
 // ---------------------------------------------------------------------------
 
+SizeFactors sizeFactors(const Network& network, ConductanceModel model, Spacing spacing) {
+  if (!isSizeFactorModel(model))
+    rangeError("conductance", std::string("'") + modelName(model) + "' is not one of OpenPNM's size-factor models");
+  validateNetwork(network, kNeedSizeFactors);
+  const std::size_t throats = network.throatCount();
+  SizeFactors out;
+  out.lengths.resize(3 * throats);
+  out.hydraulic.resize(3 * throats);
+  out.diffusive.resize(3 * throats);
+  std::size_t wider = 0, overlapping = 0;
+  for (std::size_t t = 0; t < throats; t++) {
+    const double D1 = network.equivalentDiameter[std::size_t(network.conns[2 * t])];
+    const double D2 = network.equivalentDiameter[std::size_t(network.conns[2 * t + 1])];
+    const double Dt = network.throatInscribedDiameter[t];
+    const double L = spacing == Spacing::DirectLength ? network.throatDirectLength[t] : network.throatTotalLength[t];
+    double* l = &out.lengths[3 * t];
+    double* h = &out.hydraulic[3 * t];
+    double* d = &out.diffusive[3 * t];
+    if (!(D1 > 0 && D2 > 0 && Dt > 0 && L > 0) || !std::isfinite(D1 + D2 + Dt + L)) {
+      // No opening or no conduit: nothing flows (OpenPNM would compute NaN).
+      l[0] = l[2] = 0;
+      l[1] = std::max(L, 0.0);
+      h[0] = h[1] = h[2] = d[0] = d[1] = d[2] = 0;
+      continue;
+    }
+    double L1, L2, Lt;
+    if (model == ConductanceModel::SpheresAndCylinders) {
+      if (Dt > D1 || Dt > D2) {
+        wider++;
+        continue;
+      }
+      L1 = 0.5 * std::sqrt((D1 - Dt) * (D1 + Dt));
+      L2 = 0.5 * std::sqrt((D2 - Dt) * (D2 + Dt));
+      Lt = L - L1 - L2;
+      if (Lt < 0) {
+        const double R1 = 0.5 * D1, R2 = 0.5 * D2;
+        const double m = L * L - R2 * R2 + R1 * R1;
+        const double L1i = m / (2 * L);
+        const double Di = std::sqrt(4 * L * L * R1 * R1 - m * m) / L;
+        if (L1i < 0 || L1i > L || !(Di > Dt)) {
+          overlapping++;
+          continue;
+        }
+        L1 = L1i;
+        L2 = L - L1;
+        Lt = kOpenPnmMinLength;
+      }
+    } else {
+      L1 = 0.5 * D1;
+      L2 = 0.5 * D2;
+      if (L - 0.5 * (D1 + D2) < 0) {
+        L1 = (4 * L * L + D1 * D1 - D2 * D2) / (8 * L);
+        L2 = L - L1;
+      }
+      Lt = std::max(L - L1 - L2, kOpenPnmMinLength);
+    }
+    l[0] = L1;
+    l[1] = Lt;
+    l[2] = L2;
+    const double D[2] = {D1, D2}, Lp[2] = {L1, L2};
+    for (int i = 0; i < 2; i++) {
+      const double Dp = D[i], Li = Lp[i];
+      double& hs = h[2 * i];
+      double& ds = d[2 * i];
+      if (!(Li > 0)) {
+        hs = ds = kInf;
+        continue;
+      }
+      switch (model) {
+        case ConductanceModel::PyramidsAndCuboids: {
+          const double q = Dp * Dp + Dp * Dt + Dt * Dt;
+          hs = 9 * Dp * Dp * Dp * Dt * Dt * Dt / (8 * kPi * kPi * Li * q);
+          ds = Dp * Dt / Li;
+          break;
+        }
+        case ConductanceModel::ConesAndCylinders: {
+          const double q = Dp * Dp + Dp * Dt + Dt * Dt;
+          hs = 3 * kPi * Dp * Dp * Dp * Dt * Dt * Dt / (128 * Li * q);
+          ds = kPi * Dp * Dt / (4 * Li);
+          break;
+        }
+        default: {  // spheres: ∫ over the sphere's section from the centre out to Li
+          const double u = 2 * Li / Dp;
+          const double F =
+              4 / (kPi * kPi * Dp * Dp * Dp) * (2 * Dp * Li / ((Dp - 2 * Li) * (Dp + 2 * Li)) + std::atanh(u));
+          hs = u < 1 ? 1 / (8 * kPi * F) : 0.0;
+          ds = u < 1 ? kPi * Dp / (2 * std::atanh(u)) : 0.0;
+          break;
+        }
+      }
+    }
+    if (model == ConductanceModel::PyramidsAndCuboids) {
+      h[1] = 3 * Dt * Dt * Dt * Dt / (8 * kPi * kPi * Lt);
+      d[1] = Dt * Dt / Lt;
+    } else {
+      h[1] = kPi * Dt * Dt * Dt * Dt / (128 * Lt);
+      d[1] = kPi * Dt * Dt / (4 * Lt);
+    }
+  }
+  if (wider > 0)
+    rangeError("conductance", "'spheres-and-cylinders' needs every throat narrower than its pores, and " +
+                                  std::to_string(wider) + " of " + std::to_string(throats) +
+                                  " throats are wider than one of theirs (OpenPNM refuses these too); "
+                                  "'pyramids-and-cuboids' or 'cones-and-cylinders' take them");
+  if (overlapping > 0)
+    rangeError("conductance", "'spheres-and-cylinders': the pores of " + std::to_string(overlapping) +
+                                  " throats overlap too far for the model (OpenPNM refuses these too)");
+  return out;
+}
+
+double sizeFactorLength(const Network& network, int axis) {
+  return network.extent(axis) + kBoundaryWidth * network.voxelSize;
+}
+
 std::vector<double> conduitLengths(const Network& network) {
   validateNetwork(network, kNeedConduits);
   std::vector<double> out(3 * network.throatCount());
@@ -683,11 +838,19 @@ StokesResult stokesFlow(const Network& network, const StokesOptions& options) {
     rangeError("inletPressure", "equals outletPressure (" + str(options.outletPressure) + "); nothing drives the flow");
   validateSolve(options.solve);
   const bool shape = options.model == ConductanceModel::ShapeFactor;
-  validateNetwork(network, kNeedConduits | (shape ? kNeedShape : 0u));
+  const bool sized = isSizeFactorModel(options.model);
+  validateNetwork(network, sized ? unsigned(kNeedSizeFactors) : kNeedConduits | (shape ? kNeedShape : 0u));
 
   StokesResult result;
-  result.conductance = conductances(network, shape ? Physics::ShapeFactor : Physics::HagenPoiseuille, options.viscosity,
-                                    options.entrance);
+  if (sized) {
+    const SizeFactors factors = sizeFactors(network, options.model, options.spacing);
+    result.conductance.resize(network.throatCount());
+    for (std::size_t t = 0; t < network.throatCount(); t++)
+      result.conductance[t] = series(&factors.hydraulic[3 * t], 1.0 / options.viscosity);
+  } else {
+    result.conductance = conductances(network, shape ? Physics::ShapeFactor : Physics::HagenPoiseuille,
+                                      options.viscosity, options.entrance);
+  }
   const Potential potential = solvePotential(network, result.conductance, options.axis, options.solve);
   result.solve = potential.report;
   const std::size_t pores = network.poreCount();
@@ -706,7 +869,8 @@ StokesResult stokesFlow(const Network& network, const StokesOptions& options) {
   }
   result.throatFlow.resize(network.throatCount());
   result.flowRate = inletFlow(network, result.conductance, potential, options.axis, &result.throatFlow, drop);
-  const double length = network.extent(options.axis), area = section(network, options.axis);
+  const double length = sized ? sizeFactorLength(network, options.axis) : network.extent(options.axis);
+  const double area = section(network, options.axis);
   result.permeability = length > 0 && area > 0 ? result.flowRate * options.viscosity * length / (area * drop) : kNaN;
   return result;
 }
@@ -714,14 +878,23 @@ StokesResult stokesFlow(const Network& network, const StokesOptions& options) {
 DiffusionResult diffusion(const Network& network, const DiffusionOptions& options) {
   validateAxis(options.axis);
   validateSolve(options.solve);
-  validateNetwork(network, kNeedConduits);
-  const std::vector<double> g = conductances(network, Physics::Diffusion, 1.0);
+  const bool sized = isSizeFactorModel(options.model);
+  validateNetwork(network, sized ? unsigned(kNeedSizeFactors) : unsigned(kNeedConduits));
+  std::vector<double> g;
+  if (sized) {
+    const SizeFactors factors = sizeFactors(network, options.model, options.spacing);
+    g.resize(network.throatCount());
+    for (std::size_t t = 0; t < network.throatCount(); t++) g[t] = series(&factors.diffusive[3 * t], 1.0);
+  } else {
+    g = conductances(network, Physics::Diffusion, 1.0);
+  }
   Potential potential = solvePotential(network, g, options.axis, options.solve);
   DiffusionResult result;
   result.solve = potential.report;
   const double flow = inletFlow(network, g, potential, options.axis, nullptr, 1.0);
   result.concentration = std::move(potential.theta);
-  const double length = network.extent(options.axis), area = section(network, options.axis);
+  const double length = sized ? sizeFactorLength(network, options.axis) : network.extent(options.axis);
+  const double area = section(network, options.axis);
   result.effectiveDiffusivity = length > 0 && area > 0 ? flow * length / area : kNaN;
   result.formationFactor = result.effectiveDiffusivity > 0 ? 1.0 / result.effectiveDiffusivity : kInf;
   result.tortuosity = result.formationFactor * network.porosity;

@@ -19,9 +19,43 @@
 namespace peclet::pnm {
 
 enum class ConductanceModel {
-  HagenPoiseuille,  ///< circular sections: spheres truncated by cylinders (as OpenPNM's spheres_and_cylinders)
+  HagenPoiseuille,  ///< circular sections: spheres truncated by cylinders, of the pores' inscribed radii
   ShapeFactor,      ///< g = k G A²/μ per element with G from the throat's area and perimeter (Patzek & Silin)
+  // OpenPNM's size-factor models, on the geometry OpenPNM's recipe for snow2
+  // networks gives them: D_pore = equivalentDiameter, D_throat =
+  // throatInscribedDiameter, spacing = throatTotalLength; the conduit's parts in
+  // series, g = 1/(1/g1 + 1/gt + 1/g2), with no entrance term.
+  PyramidsAndCuboids,   ///< square sections: frusta of pyramids and a cuboid (cones_and_cylinders lengths)
+  ConesAndCylinders,    ///< circular sections: frusta of cones and a cylinder
+  SpheresAndCylinders,  ///< spheres cut by a cylinder; refuses a throat wider than a pore, as OpenPNM does
 };
+
+/// True for the three OpenPNM models.
+constexpr bool isSizeFactorModel(ConductanceModel m) {
+  return m == ConductanceModel::PyramidsAndCuboids || m == ConductanceModel::ConesAndCylinders ||
+         m == ConductanceModel::SpheresAndCylinders;
+}
+
+/// OpenPNM's size factors of every throat's conduit, 3 per throat (pore 1,
+/// throat, pore 2): conduit lengths (m), hydraulic size factors (m⁴; g = S/μ)
+/// and diffusive size factors (m; g = D S). A part of zero length has an
+/// infinite size factor. Throws PnmError("conductance") for a model that is not
+/// a size-factor model, and, with SpheresAndCylinders, for a throat wider than
+/// one of its pores or pores that overlap too far (OpenPNM raises there too).
+struct SizeFactors {
+  std::vector<double> lengths, hydraulic, diffusive;
+};
+/// How the size-factor models read a conduit's spacing.
+enum class Spacing {
+  TotalLength,   ///< throatTotalLength, through the throat's peak (OpenPNM's recipe: spacing = total_length)
+  DirectLength,  ///< centre to centre (what OpenPNM measured when it ignored throat.spacing)
+};
+SizeFactors sizeFactors(const Network& network, ConductanceModel model, Spacing spacing = Spacing::TotalLength);
+
+/// The length the size-factor models' permeability and formation factor are
+/// taken over along `axis`: between the centres of the boundary regions, the
+/// box's extent plus kBoundaryWidth voxels.
+double sizeFactorLength(const Network& network, int axis);
 
 /// Conduit lengths of every throat: pore 1 part, throat part, pore 2 part (m),
 /// 3 per throat, summing to the throat's centre-to-centre length. A pore's
@@ -51,6 +85,7 @@ struct StokesOptions {
   int axis = 0;             ///< flow from face 2·axis to face 2·axis + 1
   double viscosity = 1e-3;  ///< Pa·s
   ConductanceModel model = ConductanceModel::HagenPoiseuille;
+  Spacing spacing = Spacing::TotalLength;  ///< the size-factor models' spacing
   /// Sampson's entrance resistance where a throat opens into a wider pore (see conductances()).
   bool entrance = true;
   double inletPressure = 101325 + 1;  ///< Pa, on the boundary pores of face 2·axis
@@ -74,6 +109,10 @@ StokesResult stokesFlow(const Network& network, const StokesOptions& options);
 
 struct DiffusionOptions {
   int axis = 0;
+  /// HagenPoiseuille and ShapeFactor: the truncated spheres of the first with the
+  /// throat's measured section; a size-factor model: its diffusive size factors.
+  ConductanceModel model = ConductanceModel::HagenPoiseuille;
+  Spacing spacing = Spacing::TotalLength;  ///< the size-factor models' spacing
   SolveOptions solve;
 };
 

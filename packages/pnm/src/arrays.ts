@@ -11,7 +11,11 @@ export interface PoreArrays {
   readonly volume: Float64Array;
   /** m: twice the largest distance to solid inside the pore's region. */
   readonly inscribedDiameter: Float64Array;
-  /** m: diameter of the sphere of the pore's volume. */
+  /**
+   * m: diameter of the sphere of the pore's volume (PoreSpy's `pore.equivalent_diameter`). A
+   * boundary pore's is that of the region snow2 puts there — its region's face section without
+   * the section's border, extruded 3 voxels out of the box — which OpenPNM's conduit models use.
+   */
   readonly equivalentDiameter: Float64Array;
   /** m²: the pore–solid interface. */
   readonly surfaceArea: Float64Array;
@@ -25,14 +29,25 @@ export interface PoreArrays {
 export interface ThroatArrays {
   /** 2 per throat: the pores it joins (smaller index first). */
   readonly conns: Int32Array;
-  /** m: twice the largest distance to solid on the contact face. */
+  /**
+   * m: twice the largest distance to solid on the interface — the voxels of the higher-labelled
+   * region that touch the other across a face (PoreSpy's `throat.inscribed_diameter`).
+   */
   readonly inscribedDiameter: Float64Array;
   /** m²: the contact face between the two regions. */
   readonly area: Float64Array;
   /** m: where the contact face meets solid. */
   readonly perimeter: Float64Array;
-  /** m: centre to centre. */
+  /** m: centre to centre (PoreSpy's `throat.direct_length`). */
   readonly length: Float64Array;
+  /**
+   * m: pore centre → the throat's peak (its interface voxel of the largest distance to solid, the
+   * first in C order) → pore centre (PoreSpy's `throat.total_length`, OpenPNM's `throat.spacing`
+   * in its recipe for snow2 networks). A boundary throat reaches the centre of the pore's snow2
+   * region, 1.5 voxels out of the face, through a peak half a voxel out. Every extracted network
+   * has it; arrays written by hand may leave it out.
+   */
+  readonly totalLength?: Float64Array;
   /** m: 3 per throat — the pore 1 part, the throat part, the pore 2 part (spheres and cylinders). */
   readonly conduitLengths: Float64Array;
 }

@@ -28,6 +28,7 @@ export {
 } from './statistics.js';
 export type {
   Axis,
+  ConductanceModel,
   DiffusionOptions,
   DiffusionResult,
   DrainageOptions,
@@ -37,7 +38,10 @@ export type {
   ExtractProgress,
   ExtractTimings,
   InvasionResult,
+  SizeFactorModel,
+  SizeFactors,
   SolveReport,
+  Spacing,
   StokesFlowOptions,
   StokesFlowResult,
 } from './types.js';

@@ -69,6 +69,7 @@ export interface NativeNetwork {
     options: NativeSolveOptions & {
       viscosity: number;
       model: string;
+      spacing: string;
       entrance: boolean;
       inletPressure: number;
       outletPressure: number;
@@ -81,7 +82,12 @@ export interface NativeNetwork {
     conductance: Float64Array;
     solve: SolveReport;
   };
-  diffusion(options: NativeSolveOptions): {
+  sizeFactors(options: { model: string; spacing: string }): {
+    conduitLengths: Float64Array;
+    hydraulic: Float64Array;
+    diffusive: Float64Array;
+  };
+  diffusion(options: NativeSolveOptions & { model: string; spacing: string }): {
     formationFactor: number;
     tortuosity: number;
     effectiveDiffusivity: number;

@@ -6,7 +6,7 @@ import { fail } from '@peclet/core';
 import { type VoxelImage, writeVtp } from '@peclet/io';
 import type { NetworkArrays, PoreArrays, ThroatArrays } from './arrays.js';
 import { type NativeNetwork, type NativeNetworkInfo, native, pnmModule } from './native.js';
-import { readDiffusion, readDrainage, readExtract, readStokes } from './options.js';
+import { readDiffusion, readDrainage, readExtract, readSizeFactorModel, readStokes } from './options.js';
 import { type NetworkStatistics, type NetworkStatisticsOptions, networkStatistics } from './statistics.js';
 import type {
   DiffusionOptions,
@@ -18,6 +18,9 @@ import type {
   ExtractProgress,
   ExtractTimings,
   InvasionResult,
+  SizeFactorModel,
+  SizeFactors,
+  Spacing,
   StokesFlowOptions,
   StokesFlowResult,
 } from './types.js';
@@ -169,6 +172,20 @@ export class Network implements Disposable, NetworkArrays {
   }
 
   /**
+   * OpenPNM's size factors of every conduit for `model` — what {@link Network.stokesFlow} and
+   * {@link Network.diffusion} use with `conductance: model` — 3 per throat (pore 1, throat,
+   * pore 2). {@link Network.toJSON} writes those of `'pyramids-and-cuboids'` as OpenPNM names them.
+   *
+   * @example
+   * ```ts
+   * const { hydraulic } = network.sizeFactors('pyramids-and-cuboids');
+   * ```
+   */
+  sizeFactors(model: SizeFactorModel, options: { spacing?: Spacing } = {}): SizeFactors {
+    return this.#native.sizeFactors(readSizeFactorModel(model, options));
+  }
+
+  /**
    * Diffusion along `axis` (concentration 1 at the inlet boundary pores, 0 at the outlet):
    * formation factor F = D_bulk / D_eff and tortuosity F·φ.
    */
@@ -232,14 +249,36 @@ export class Network implements Disposable, NetworkArrays {
         'throat.inscribed_diameter': throats.inscribedDiameter,
         'throat.cross_sectional_area': throats.area,
         'throat.perimeter': throats.perimeter,
-        'throat.total_length': throats.length,
+        'throat.direct_length': throats.length,
+        ...(throats.totalLength === undefined ? {} : { 'throat.total_length': throats.totalLength }),
       },
     });
   }
 
-  /** OpenPNM-style `pore.*` / `throat.*` arrays (plain arrays; `JSON.stringify` works). */
+  /**
+   * OpenPNM-style `pore.*` / `throat.*` arrays (plain arrays; `JSON.stringify` works): those of
+   * {@link networkToJSON}, plus the geometry of OpenPNM's recipe for snow2 networks
+   * (`pore.diameter`, `throat.diameter`, `throat.spacing`) and the `pyramids-and-cuboids` size
+   * factors (`throat.hydraulic_size_factors`, `throat.diffusive_size_factors`), so that OpenPNM's
+   * `StokesFlow` and `FickianDiffusion` run on it as they do on its own snow2 network.
+   */
   toJSON(): NetworkJSON {
-    return networkToJSON(this);
+    const json = networkToJSON(this);
+    const { hydraulic, diffusive } = this.sizeFactors('pyramids-and-cuboids');
+    const triples = (s: Float64Array) =>
+      Array.from({ length: s.length / 3 }, (_, t) => [
+        s[3 * t] as number,
+        s[3 * t + 1] as number,
+        s[3 * t + 2] as number,
+      ]);
+    return {
+      ...json,
+      'pore.diameter': json['pore.equivalent_diameter'],
+      'throat.diameter': json['throat.inscribed_diameter'],
+      'throat.spacing': json['throat.total_length'] ?? json['throat.direct_length'],
+      'throat.hydraulic_size_factors': triples(hydraulic),
+      'throat.diffusive_size_factors': triples(diffusive),
+    };
   }
 }
 

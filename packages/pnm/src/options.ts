@@ -130,7 +130,7 @@ export function readStokes(value: unknown) {
   const o = readOptions(
     value,
     'options',
-    [...SOLVE_KEYS, 'viscosity', 'conductance', 'entrance', 'inletPressure', 'outletPressure'] as const,
+    [...SOLVE_KEYS, 'viscosity', 'conductance', 'spacing', 'entrance', 'inletPressure', 'outletPressure'] as const,
     { optional: true },
   );
   const inletPressure = readNumber(o.inletPressure, 'inletPressure', { min: -1e12, max: 1e12, fallback: 101_326 });
@@ -145,15 +145,41 @@ export function readStokes(value: unknown) {
   return {
     ...readSolve(o),
     viscosity: readNumber(o.viscosity, 'viscosity', { min: 1e-12, max: 1e12, fallback: 1e-3 }),
-    model: readEnum(o.conductance, 'conductance', ['hagen-poiseuille', 'shape-factor'] as const, 'hagen-poiseuille'),
+    model: readConductance(o.conductance),
+    spacing: readSpacing(o.spacing),
     entrance: readBoolean(o.entrance, 'entrance', true),
     inletPressure,
     outletPressure,
   };
 }
 
-export function readDiffusion(value: unknown): NativeSolveOptions {
-  return readSolve(readOptions(value, 'options', SOLVE_KEYS, { optional: true }));
+export const CONDUCTANCE_MODELS = [
+  'hagen-poiseuille',
+  'shape-factor',
+  'pyramids-and-cuboids',
+  'cones-and-cylinders',
+  'spheres-and-cylinders',
+] as const;
+
+function readConductance(value: unknown): (typeof CONDUCTANCE_MODELS)[number] {
+  return readEnum(value, 'conductance', CONDUCTANCE_MODELS, 'hagen-poiseuille');
+}
+
+function readSpacing(value: unknown): 'total-length' | 'direct-length' {
+  return readEnum(value, 'spacing', ['total-length', 'direct-length'] as const, 'total-length');
+}
+
+export function readDiffusion(value: unknown): NativeSolveOptions & { model: string; spacing: string } {
+  const o = readOptions(value, 'options', [...SOLVE_KEYS, 'conductance', 'spacing'] as const, { optional: true });
+  return { ...readSolve(o), model: readConductance(o.conductance), spacing: readSpacing(o.spacing) };
+}
+
+export function readSizeFactorModel(model: unknown, options: unknown): { model: string; spacing: string } {
+  const o = readOptions(options, 'options', ['spacing'] as const, { optional: true });
+  return {
+    model: readEnum(model, 'model', CONDUCTANCE_MODELS.slice(2) as readonly string[]),
+    spacing: readSpacing(o.spacing),
+  };
 }
 
 export function readDrainage(value: unknown, invasion: boolean): NativeDrainageOptions {

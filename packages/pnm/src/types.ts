@@ -49,16 +49,19 @@ export interface StokesFlowOptions {
   /** Pa·s. Default 1e-3 (water). */
   viscosity?: number;
   /**
-   * Conduit conductance: `'hagen-poiseuille'` (circular sections: spheres truncated by
-   * cylinders, as OpenPNM's spheres_and_cylinders; default) or `'shape-factor'` (the throat's
-   * measured shape factor G = A/P², Patzek & Silin 2001).
+   * Conduit conductance: `'hagen-poiseuille'` (circular sections: spheres of the pores' inscribed
+   * radii truncated by cylinders; default), `'shape-factor'` (the throat's measured shape factor
+   * G = A/P², Patzek & Silin 2001), or one of OpenPNM's size-factor models (see
+   * {@link SizeFactorModel}), which reproduce OpenPNM's number on the same image.
    */
-  conductance?: 'hagen-poiseuille' | 'shape-factor';
+  conductance?: ConductanceModel;
+  /** The size-factor models' conduit spacing (see {@link Spacing}). Default `'total-length'`. */
+  spacing?: Spacing;
   /**
    * Sampson's entrance resistance, 3μ/(2r³), at each end of a throat that opens into a pore wider
    * than itself (Weissberg 1962): the pressure a creeping flow loses converging into and
    * diverging out of an opening, which a conduit model of straight sections leaves out.
-   * Default true.
+   * Default true; OpenPNM's size-factor models have no entrance term and ignore it.
    */
   entrance?: boolean;
   /** Pa on the inlet boundary pores (default 101326). */
@@ -71,9 +74,47 @@ export interface StokesFlowOptions {
   maxIterations?: number;
 }
 
+/**
+ * OpenPNM's size-factor conduit models (`openpnm.models.geometry.hydraulic_size_factors` and
+ * `diffusive_size_factors`, conduit lengths of `cones_and_cylinders` for the first two) on the
+ * geometry of OpenPNM's recipe for snow2 networks: pore diameter `pores.equivalentDiameter`,
+ * throat diameter `throats.inscribedDiameter`, spacing `throats.totalLength`; the parts in series,
+ * g = 1/(1/g1 + 1/gt + 1/g2), no entrance term. Pores and throats are frusta of square pyramids
+ * and cuboids, frusta of cones and cylinders, or spheres cut by cylinders (which refuses a
+ * throat wider than one of its pores, as OpenPNM does). Permeability and formation factor are
+ * taken over the distance between the boundary regions' centres, the image's extent plus 3
+ * voxels (OpenPNM's notebook divides by the padded image's, extent plus 6: 1.5% more on 200³).
+ */
+export type SizeFactorModel = 'pyramids-and-cuboids' | 'cones-and-cylinders' | 'spheres-and-cylinders';
+
+/**
+ * The conduit spacing the size-factor models read: `'total-length'` (default: pore centre → the
+ * throat's peak → pore centre, `throats.totalLength`, as OpenPNM's recipe sets `throat.spacing`
+ * and OpenPNM reads it) or `'direct-length'` (pore centre to pore centre; a boundary throat to its
+ * snow2 region's centre), which OpenPNM measured itself when it ignored `throat.spacing` — its
+ * published Berea figures (K = 1.318e-12 m², F = 25.10) come from that reading.
+ */
+export type Spacing = 'total-length' | 'direct-length';
+
+/** Every conduit model of {@link Network.stokesFlow} and {@link Network.diffusion}. */
+export type ConductanceModel = 'hagen-poiseuille' | 'shape-factor' | SizeFactorModel;
+
+/** What {@link Network.sizeFactors} computed: 3 values per throat (pore 1, throat, pore 2). */
+export interface SizeFactors {
+  /** m: the conduit's lengths (OpenPNM's `throat.conduit_lengths`). */
+  readonly conduitLengths: Float64Array;
+  /** m⁴: hydraulic size factors, g = S/μ (Infinity for a part of no length). */
+  readonly hydraulic: Float64Array;
+  /** m: diffusive size factors, g = D·S. */
+  readonly diffusive: Float64Array;
+}
+
 /** What {@link Network.stokesFlow} computed. */
 export interface StokesFlowResult {
-  /** m²: Q μ L / (A ΔP), with L and A the image's extent and section. */
+  /**
+   * m²: Q μ L / (A ΔP), with A the image's section and L its extent (the size-factor models: the
+   * extent plus 3 voxels, see {@link SizeFactorModel}).
+   */
   readonly permeability: number;
   /** The same in millidarcy. */
   readonly millidarcy: number;
@@ -92,6 +133,14 @@ export interface StokesFlowResult {
 /** Options of {@link Network.diffusion}. */
 export interface DiffusionOptions {
   axis?: Axis;
+  /**
+   * Conduits: a size-factor model's diffusive size factors (see {@link SizeFactorModel}), or
+   * (`'hagen-poiseuille'`, `'shape-factor'`, default) the spheres of the pores' inscribed radii
+   * truncated by the throats' measured sections.
+   */
+  conductance?: ConductanceModel;
+  /** The size-factor models' conduit spacing (see {@link Spacing}). Default `'total-length'`. */
+  spacing?: Spacing;
   tolerance?: number;
   maxIterations?: number;
 }

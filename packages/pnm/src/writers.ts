@@ -121,7 +121,7 @@ export function readNetwork(value: unknown, argument = 'network'): NetworkArrays
   const t = readFields(
     o.throats,
     tt,
-    ['conns', 'inscribedDiameter', 'area', 'perimeter', 'length', 'conduitLengths'],
+    ['conns', 'inscribedDiameter', 'area', 'perimeter', 'length', 'totalLength', 'conduitLengths'],
     'the throat arrays',
   );
   const conns = readTyped(t.conns, `${tt}.conns`, Int32Array, undefined);
@@ -141,6 +141,7 @@ export function readNetwork(value: unknown, argument = 'network'): NetworkArrays
     area: readReals(t.area, `${tt}.area`, m, true),
     perimeter: readReals(t.perimeter, `${tt}.perimeter`, m, true),
     length: readReals(t.length, `${tt}.length`, m, true),
+    ...(t.totalLength === undefined ? {} : { totalLength: readReals(t.totalLength, `${tt}.totalLength`, m, true) }),
     conduitLengths: readReals(t.conduitLengths, `${tt}.conduitLengths`, 3 * m, true),
   };
   return { shape, voxelSize, porosity, pores, throats };
@@ -470,13 +471,31 @@ export type NetworkJSON = {
   /** m. */
   'throat.perimeter': number[];
   /** Centre to centre (m). */
-  'throat.total_length': number[];
+  'throat.direct_length': number[];
+  /**
+   * Pore centre → the throat's peak → pore centre (m), PoreSpy's definition; only when the
+   * network has `throats.totalLength` (every extracted network does).
+   */
+  'throat.total_length'?: number[];
   /** The pore 1 part of the conduit (m). */
   'throat.conduit_lengths.pore1': number[];
   /** The throat part of the conduit (m). */
   'throat.conduit_lengths.throat': number[];
   /** The pore 2 part of the conduit (m). */
   'throat.conduit_lengths.pore2': number[];
+  /**
+   * OpenPNM's recipe for snow2 networks, ready for its physics: `pore.equivalent_diameter`,
+   * `throat.inscribed_diameter` and `throat.total_length` (written by {@link Network.toJSON}).
+   */
+  'pore.diameter'?: number[];
+  'throat.diameter'?: number[];
+  'throat.spacing'?: number[];
+  /**
+   * `[pore1, throat, pore2]` per throat: the size factors of `pyramids_and_cuboids` (m⁴ and m),
+   * as OpenPNM's models store them (written by {@link Network.toJSON}).
+   */
+  'throat.hydraulic_size_factors'?: number[][];
+  'throat.diffusive_size_factors'?: number[][];
 };
 
 const faceKeys = ['pore.xmin', 'pore.xmax', 'pore.ymin', 'pore.ymax', 'pore.zmin', 'pore.zmax'] as const;
@@ -487,7 +506,8 @@ const faceKeys = ['pore.xmin', 'pore.xmax', 'pore.ymin', 'pore.ymax', 'pore.zmin
  * `pore.surface_area`, `pore.region_label`, the labels `pore.internal`, `pore.boundary` and
  * `pore.xmin` … `pore.zmax` (booleans, as PoreSpy names boundary faces); throat keys
  * `throat.conns`, `throat.inscribed_diameter`, `throat.cross_sectional_area`,
- * `throat.perimeter`, `throat.total_length`, `throat.conduit_lengths.pore1`,
+ * `throat.perimeter`, `throat.direct_length` (centre to centre), `throat.total_length` (through the
+ * throat's peak, when the arrays have it), `throat.conduit_lengths.pore1`,
  * `throat.conduit_lengths.throat`, `throat.conduit_lengths.pore2`. Indices are 0-based and units
  * SI. The image's shape, voxel size and porosity are not in it (OpenPNM takes only `pore.*` and
  * `throat.*` keys).
@@ -530,7 +550,8 @@ export function networkToJSON(network: NetworkArrays): NetworkJSON {
     'throat.inscribed_diameter': Array.from(throats.inscribedDiameter),
     'throat.cross_sectional_area': Array.from(throats.area),
     'throat.perimeter': Array.from(throats.perimeter),
-    'throat.total_length': Array.from(throats.length),
+    'throat.direct_length': Array.from(throats.length),
+    ...(throats.totalLength === undefined ? {} : { 'throat.total_length': Array.from(throats.totalLength) }),
     'throat.conduit_lengths.pore1': Array.from({ length: m }, (_, t) => throats.conduitLengths[3 * t] as number),
     'throat.conduit_lengths.throat': Array.from({ length: m }, (_, t) => throats.conduitLengths[3 * t + 1] as number),
     'throat.conduit_lengths.pore2': Array.from({ length: m }, (_, t) => throats.conduitLengths[3 * t + 2] as number),

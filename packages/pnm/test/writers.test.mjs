@@ -54,6 +54,7 @@ const throat = {
   // G = A/P²: 1/16; 1/18; (dropped); 0.0826 > 1/(4π), clipped; P = 0, a circle.
   perimeter: [4e-6, 3e-6, 3.2e-6, 2.2e-6, 0],
   length: [1.5e-6, 1.8e-6, 1.7e-6, 1.6e-6, 1.4e-6],
+  totalLength: [1.6e-6, 1.9e-6, 1.8e-6, 1.7e-6, 1.5e-6],
   conduitLengths: [
     [0.7e-6, 0.2e-6, 0.6e-6],
     [0.5e-6, 0.4e-6, 0.9e-6],
@@ -83,6 +84,7 @@ function handNetwork() {
       area: Float64Array.from(throat.area),
       perimeter: Float64Array.from(throat.perimeter),
       length: Float64Array.from(throat.length),
+      totalLength: Float64Array.from(throat.totalLength),
       conduitLengths: Float64Array.from(throat.conduitLengths.flat()),
     },
   };
@@ -232,6 +234,7 @@ test('networkToJSON: OpenPNM names and values through JSON', () => {
     'throat.conduit_lengths.throat',
     'throat.conns',
     'throat.cross_sectional_area',
+    'throat.direct_length',
     'throat.inscribed_diameter',
     'throat.perimeter',
     'throat.total_length',
@@ -262,7 +265,8 @@ test('networkToJSON: OpenPNM names and values through JSON', () => {
   assert.deepEqual(json['throat.inscribed_diameter'], throat.inscribedDiameter);
   assert.deepEqual(json['throat.cross_sectional_area'], throat.area);
   assert.deepEqual(json['throat.perimeter'], throat.perimeter);
-  assert.deepEqual(json['throat.total_length'], throat.length);
+  assert.deepEqual(json['throat.direct_length'], throat.length);
+  assert.deepEqual(json['throat.total_length'], throat.totalLength);
   assert.deepEqual(
     json['throat.conduit_lengths.pore1'],
     throat.conduitLengths.map((c) => c[0]),

@@ -79,6 +79,8 @@ void checkNetwork(Napi::Env env, const pnm::Network& k) {
   finite(k.throatArea, "network.throats.area");
   finite(k.throatPerimeter, "network.throats.perimeter");
   finite(k.throatLength, "network.throats.length");
+  finite(k.throatTotalLength, "network.throats.totalLength");
+  finite(k.equivalentDiameter, "network.pores.equivalentDiameter");
   for (std::size_t i = 0; i < k.coordinates.size(); i++) {
     if (!std::isfinite(k.coordinates[i]))
       peclet::throwArgumentError(env, false, "network.pores.coordinates", std::int64_t(i),
@@ -240,6 +242,7 @@ Napi::Function Network::Init(Napi::Env env) {
   members.push_back(Method<&Network::Arrays>("arrays"));
   members.push_back(Method<&Network::Regions>("regions"));
   members.push_back(Getter<&Network::Info>("info"));
+  members.push_back(Method<&Network::SizeFactors>("sizeFactors"));
   members.push_back(Method<&Network::StokesFlow>("stokesFlow"));
   members.push_back(Method<&Network::Diffusion>("diffusion"));
   members.push_back(Method<&Network::Drainage>("drainage"));
@@ -287,6 +290,7 @@ Napi::Value Network::Arrays(const Napi::CallbackInfo& info) {
   throats.Set("area", out(k.throatArea));
   throats.Set("perimeter", out(k.throatPerimeter));
   throats.Set("length", out(k.throatLength));
+  throats.Set("totalLength", out(k.throatTotalLength));
   throats.Set("conduitLengths", out(state_->conduitLengths));
   Napi::Object o = Napi::Object::New(env);
   o.Set("pores", pores);
@@ -324,6 +328,43 @@ Napi::Value Network::Info(const Napi::CallbackInfo& info) {
   return o;
 }
 
+namespace {
+
+// The model named by options.model (checked by src/options.ts).
+pnm::ConductanceModel conductanceModel(const Napi::Object& o) {
+  const std::string name = o.Get("model").IsString() ? o.Get("model").As<Napi::String>().Utf8Value() : "";
+  if (name == "shape-factor") return pnm::ConductanceModel::ShapeFactor;
+  if (name == "pyramids-and-cuboids") return pnm::ConductanceModel::PyramidsAndCuboids;
+  if (name == "cones-and-cylinders") return pnm::ConductanceModel::ConesAndCylinders;
+  if (name == "spheres-and-cylinders") return pnm::ConductanceModel::SpheresAndCylinders;
+  return pnm::ConductanceModel::HagenPoiseuille;
+}
+
+pnm::Spacing spacingOf(const Napi::Object& o) {
+  const Napi::Value v = o.Get("spacing");
+  return v.IsString() && v.As<Napi::String>().Utf8Value() == "direct-length" ? pnm::Spacing::DirectLength
+                                                                             : pnm::Spacing::TotalLength;
+}
+
+}  // namespace
+
+Napi::Value Network::SizeFactors(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  checkNetwork(env, state_->kernel);
+  Napi::Object o = objectArgument(info, 0, "options");
+  pnm::SizeFactors factors;
+  try {
+    factors = pnm::sizeFactors(state_->kernel, conductanceModel(o), spacingOf(o));
+  } catch (const pnm::PnmError& e) {
+    throwPnmError(env, e);
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("conduitLengths", copyOut(env, factors.lengths));
+  out.Set("hydraulic", copyOut(env, factors.hydraulic));
+  out.Set("diffusive", copyOut(env, factors.diffusive));
+  return out;
+}
+
 Napi::Value Network::StokesFlow(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   checkNetwork(env, state_->kernel);
@@ -331,8 +372,8 @@ Napi::Value Network::StokesFlow(const Napi::CallbackInfo& info) {
   pnm::StokesOptions options;
   options.axis = static_cast<int>(number(o, "axis"));
   options.viscosity = number(o, "viscosity");
-  options.model = o.Get("model").ToString().Utf8Value() == "shape-factor" ? pnm::ConductanceModel::ShapeFactor
-                                                                          : pnm::ConductanceModel::HagenPoiseuille;
+  options.model = conductanceModel(o);
+  options.spacing = spacingOf(o);
   options.inletPressure = number(o, "inletPressure");
   options.outletPressure = number(o, "outletPressure");
   options.entrance = o.Get("entrance").ToBoolean().Value();
@@ -360,6 +401,8 @@ Napi::Value Network::Diffusion(const Napi::CallbackInfo& info) {
   Napi::Object o = objectArgument(info, 0, "options");
   pnm::DiffusionOptions options;
   options.axis = static_cast<int>(number(o, "axis"));
+  options.model = conductanceModel(o);
+  options.spacing = spacingOf(o);
   std::atomic<bool> cancel{false};
   options.solve = solveOptions(o, &cancel);
   pnm::DiffusionResult result;

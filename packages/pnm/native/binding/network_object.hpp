@@ -39,6 +39,7 @@ class Network : public peclet::Object<Network> {
   Napi::Value Arrays(const Napi::CallbackInfo& info);
   Napi::Value Regions(const Napi::CallbackInfo& info);
   Napi::Value Info(const Napi::CallbackInfo& info);
+  Napi::Value SizeFactors(const Napi::CallbackInfo& info);
   Napi::Value StokesFlow(const Napi::CallbackInfo& info);
   Napi::Value Diffusion(const Napi::CallbackInfo& info);
   Napi::Value Drainage(const Napi::CallbackInfo& info);
