@@ -11,6 +11,7 @@
       'sources': [
         'extract.cpp',
         'transport.cpp',
+        'voxel_diffusion.cpp',
         'binding/addon.cc',
         'binding/network_object.cc',
       ],

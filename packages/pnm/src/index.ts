@@ -18,7 +18,7 @@ export { ReleasedError } from '@peclet/core';
 export { fromPoreSpy, type VoxelImage } from '@peclet/io';
 export type { NetworkArrays, PoreArrays, ThroatArrays } from './arrays.js';
 export type { NativeNetworkInfo as NetworkInfo } from './native.js';
-export { extract, extractAsync, MILLIDARCY, Network } from './network.js';
+export { extract, extractAsync, formationFactor, MILLIDARCY, Network } from './network.js';
 export {
   type CoordinationStatistics,
   type Histogram,
@@ -37,6 +37,8 @@ export type {
   ExtractOptions,
   ExtractProgress,
   ExtractTimings,
+  FormationFactorOptions,
+  FormationFactorResult,
   InvasionResult,
   SizeFactorModel,
   SizeFactors,

@@ -123,6 +123,26 @@ export interface NativeExtractOptions {
 /** @internal The exports of the pnm addon. */
 export interface PnmBinding extends NativeBinding {
   extract(solid: Uint8Array, options: NativeExtractOptions): NativeNetwork;
+  formationFactor(
+    solid: Uint8Array,
+    options: {
+      shape: [number, number, number];
+      axis: number;
+      tolerance: number;
+      maxIterations: number;
+      threads: number;
+    },
+  ): {
+    formationFactor: number;
+    tortuosity: number;
+    effectiveDiffusivity: number;
+    porosity: number;
+    effectivePorosity: number;
+    inletRate: number;
+    outletRate: number;
+    concentration: Float64Array;
+    solve: { unknowns: number; iterations: number; residual: number; tolerance: number; converged: boolean };
+  };
   extractAsync(
     solid: Uint8Array,
     options: NativeExtractOptions,

@@ -6,7 +6,14 @@ import { fail } from '@peclet/core';
 import { type VoxelImage, writeVtp } from '@peclet/io';
 import type { NetworkArrays, PoreArrays, ThroatArrays } from './arrays.js';
 import { type NativeNetwork, type NativeNetworkInfo, native, pnmModule } from './native.js';
-import { readDiffusion, readDrainage, readExtract, readSizeFactorModel, readStokes } from './options.js';
+import {
+  readDiffusion,
+  readDrainage,
+  readExtract,
+  readFormationFactor,
+  readSizeFactorModel,
+  readStokes,
+} from './options.js';
 import { type NetworkStatistics, type NetworkStatisticsOptions, networkStatistics } from './statistics.js';
 import type {
   DiffusionOptions,
@@ -17,6 +24,8 @@ import type {
   ExtractOptions,
   ExtractProgress,
   ExtractTimings,
+  FormationFactorOptions,
+  FormationFactorResult,
   InvasionResult,
   SizeFactorModel,
   SizeFactors,
@@ -299,6 +308,31 @@ export class Network implements Disposable, NetworkArrays {
 export function extract(image: VoxelImage, options: ExtractOptions = {}): Network {
   const settings = readExtract(image, options, false);
   return wrap(native.extract(settings.solid, settings.native));
+}
+
+/**
+ * The direct formation factor and tortuosity of an image, as PoreSpy's `tortuosity_fd` defines
+ * them: steady diffusion (the Laplace equation) on the pore voxels, concentration 1 on the pore of
+ * the first plane along `axis` and 0 on the last, no flux through solid and the other faces, over
+ * the pore clusters (6-connected) that join both planes. The 7-point finite-volume Laplacian (unit
+ * conductance between face-adjacent pore voxels) is solved by conjugate gradients preconditioned
+ * by symmetric Gauss–Seidel in red–black order, on the module's pool (the same bits on any thread
+ * count). D_eff = rate · (L − 1)/A with A the plane's area and L − 1 the distance between the two
+ * planes' voxel centres; F = 1/D_eff; tortuosity φ_eff·F. Synchronous: it blocks the thread for
+ * the solve (seconds on a 200³ rock; `solve.iterations` says how many).
+ *
+ * Throws a RangeError naming `image.solid` when no pore path joins the two planes or a value is
+ * not 0 or 1, `image.shape` for fewer than 2 voxels along the axis.
+ *
+ * @example
+ * ```ts
+ * const direct = formationFactor(image, { axis: 'x' });
+ * console.log(direct.formationFactor, direct.tortuosity);
+ * ```
+ */
+export function formationFactor(image: VoxelImage, options: FormationFactorOptions = {}): FormationFactorResult {
+  const settings = readFormationFactor(image, options);
+  return native.formationFactor(settings.solid, settings.native);
 }
 
 /**

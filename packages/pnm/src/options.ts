@@ -61,6 +61,31 @@ export const ASYNC_KEYS = [...EXTRACT_KEYS, 'signal', 'onProgress', 'progressInt
  * before it reads a value (one copy, so that a large image is not held three times).
  */
 export function readExtract(image: unknown, options: unknown, async: boolean): ExtractSettings & AsyncSettings {
+  const { solid, shape, voxelSize } = readImage(image);
+  const o = readOptions(options, 'options', async ? ASYNC_KEYS : EXTRACT_KEYS, { optional: true });
+  const settings = {
+    solid,
+    native: {
+      shape,
+      voxelSize,
+      sigma: readNumber(o.sigma, 'sigma', { min: 0, max: 100, fallback: 0.4 }),
+      rMax: readInteger(o.rMax, 'rMax', { min: 1, max: 64, fallback: 4 }),
+      boundaries: readBoundaries(o.boundaries),
+      threads: readInteger(o.threads, 'threads', { min: 0, max: MAX_THREADS, fallback: 0 }),
+    },
+  };
+  if (!async) return { ...settings, signal: undefined, onProgress: undefined, progressInterval: 100 };
+  const a = o as Record<(typeof ASYNC_KEYS)[number], unknown>;
+  return {
+    ...settings,
+    signal: readSignal(a.signal, 'signal'),
+    onProgress: readFunction<(progress: ExtractProgress) => void>(a.onProgress, 'onProgress'),
+    progressInterval: readNumber(a.progressInterval, 'progressInterval', { above: 0, max: 60_000, fallback: 100 }),
+  };
+}
+
+/** The image's solid array (not copied: the addon copies it), shape and voxel size, checked. */
+function readImage(image: unknown): { solid: Uint8Array; shape: [number, number, number]; voxelSize: number } {
   const im = readOptions(image, 'image', ['solid', 'shape', 'voxelSize']);
   const solid = im.solid;
   if (!(solid instanceof Uint8Array) || !ArrayBuffer.isView(solid)) {
@@ -88,25 +113,24 @@ export function readExtract(image: unknown, options: unknown, async: boolean): E
   // Voxels from a picometre to a kilometre: beyond, volumes (h³) and conductances (h³/μ) leave
   // the range of doubles and the solvers would see zeros.
   const voxelSize = readNumber(im.voxelSize, 'image.voxelSize', { min: 1e-12, max: 1e3 });
-  const o = readOptions(options, 'options', async ? ASYNC_KEYS : EXTRACT_KEYS, { optional: true });
-  const settings = {
+  return { solid: solid as Uint8Array, shape, voxelSize };
+}
+
+/** The image and options of {@link formationFactor}. */
+export function readFormationFactor(image: unknown, options: unknown) {
+  const { solid, shape } = readImage(image);
+  const o = readOptions(options, 'options', ['axis', 'tolerance', 'maxIterations', 'threads'] as const, {
+    optional: true,
+  });
+  return {
     solid,
     native: {
       shape,
-      voxelSize,
-      sigma: readNumber(o.sigma, 'sigma', { min: 0, max: 100, fallback: 0.4 }),
-      rMax: readInteger(o.rMax, 'rMax', { min: 1, max: 64, fallback: 4 }),
-      boundaries: readBoundaries(o.boundaries),
+      axis: readAxis(o.axis, 'axis', 'x'),
+      tolerance: readNumber(o.tolerance, 'tolerance', { above: 0, below: 1, fallback: 1e-8 }),
+      maxIterations: readInteger(o.maxIterations, 'maxIterations', { min: 0, max: 2 ** 31, fallback: 0 }),
       threads: readInteger(o.threads, 'threads', { min: 0, max: MAX_THREADS, fallback: 0 }),
     },
-  };
-  if (!async) return { ...settings, signal: undefined, onProgress: undefined, progressInterval: 100 };
-  const a = o as Record<(typeof ASYNC_KEYS)[number], unknown>;
-  return {
-    ...settings,
-    signal: readSignal(a.signal, 'signal'),
-    onProgress: readFunction<(progress: ExtractProgress) => void>(a.onProgress, 'onProgress'),
-    progressInterval: readNumber(a.progressInterval, 'progressInterval', { above: 0, max: 60_000, fallback: 100 }),
   };
 }
 

@@ -158,6 +158,44 @@ export interface DiffusionResult {
   readonly solve: SolveReport;
 }
 
+/** Options of {@link formationFactor}. */
+export interface FormationFactorOptions {
+  /** Concentration 1 on the first plane along the axis, 0 on the last. Default `'x'`. */
+  axis?: Axis;
+  /** Relative residual ‖b − Ax‖/‖b‖ the solve stops at. Default 1e-8. */
+  tolerance?: number;
+  /** Iteration cap (default 0: 20 × (the axis's extent + the largest extent) + 10000). */
+  maxIterations?: number;
+  /** Threads (0: the module's pool, sized by `cpuBudget()`). The result is the same on any count. */
+  threads?: number;
+}
+
+/** What {@link formationFactor} computed. */
+export interface FormationFactorResult {
+  /** F = 1/D_eff (D_eff relative to the free diffusivity). */
+  readonly formationFactor: number;
+  /** φ_eff · F (PoreSpy's `tortuosity_fd`: the effective porosity over D_eff). */
+  readonly tortuosity: number;
+  /** D_eff / D_bulk = rate · (L − 1) / A, in voxels. */
+  readonly effectiveDiffusivity: number;
+  /** Pore voxels / voxels. */
+  readonly porosity: number;
+  /** Pore voxels of the clusters that join both planes / voxels. */
+  readonly effectivePorosity: number;
+  /** Flux out of the first plane and into the last (voxel units); equal at convergence. */
+  readonly inletRate: number;
+  readonly outletRate: number;
+  /** Per voxel (C order over the image); NaN in solid and in pore that joins not both planes. */
+  readonly concentration: Float64Array;
+  readonly solve: {
+    readonly unknowns: number;
+    readonly iterations: number;
+    readonly residual: number;
+    readonly tolerance: number;
+    readonly converged: boolean;
+  };
+}
+
 /** Options of {@link Network.drainage} and {@link Network.invasionPercolation}. */
 export interface DrainageOptions {
   /** The non-wetting phase enters from the face where this axis starts. Default `'x'`. */

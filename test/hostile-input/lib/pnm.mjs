@@ -2958,6 +2958,286 @@ async function finalizeExec(plan, h, { pnm, r }) {
   }
 }
 
+// ---- pnm.formationFactor and Network#sizeFactors ------------------------------------------------
+
+/** Whether a pore path (6-connected) joins the first and last planes along `axis` (a plain search). */
+function percolates(im, axis) {
+  const [n0, n1, n2] = Array.from(im.shape);
+  const n = [n0, n1, n2];
+  if (n[axis] < 2) return false;
+  const seen = new Uint8Array(n0 * n1 * n2);
+  const stack = [];
+  const along = (v) => [Math.floor(v / (n1 * n2)), Math.floor(v / n2) % n1, v % n2][axis];
+  for (let v = 0; v < seen.length; v++) {
+    if (im.solid[v] === 0 && along(v) === 0) {
+      seen[v] = 1;
+      stack.push(v);
+    }
+  }
+  const step = [n1 * n2, n2, 1];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (along(v) === n[axis] - 1) return true;
+    const c = [Math.floor(v / (n1 * n2)), Math.floor(v / n2) % n1, v % n2];
+    for (let a = 0; a < 3; a++) {
+      for (const s of [-1, 1]) {
+        if (c[a] + s < 0 || c[a] + s >= n[a]) continue;
+        const u = v + s * step[a];
+        if (im.solid[u] !== 0 || seen[u]) continue;
+        seen[u] = 1;
+        stack.push(u);
+      }
+    }
+  }
+  return false;
+}
+
+const formationValues = {
+  axis: {
+    "'x'": ok('x'),
+    "'y'": ok('y'),
+    "'z'": ok('z'),
+    2: ok(2),
+    "'w'": no('w'),
+    3: no(3),
+    null: no(null),
+    undefined: ok(undefined),
+  },
+  tolerance: {
+    '1e-8': ok(1e-8),
+    '1e-12': ok(1e-12),
+    0.5: ok(0.5),
+    0: no(0),
+    1: no(1),
+    NaN: no(Number.NaN),
+    '-1e-8': no(-1e-8),
+    "'1e-8'": no('1e-8'),
+    undefined: ok(undefined),
+  },
+  maxIterations: {
+    0: ok(0),
+    1: ok(1),
+    5: ok(5),
+    '2**31': ok(2 ** 31),
+    '-1': no(-1),
+    1.5: no(1.5),
+    NaN: no(Number.NaN),
+    '2**31 + 1': no(2 ** 31 + 1),
+    undefined: ok(undefined),
+  },
+  threads: extractValues.threads,
+};
+
+function formationPlan(r) {
+  const hostileImage = r.chance(0.3);
+  const field = r.pick(Object.keys(formationValues));
+  return {
+    image: hostileImage
+      ? r.pick(Object.keys(images).filter((k) => !images[k].cap))
+      : r.pick(plainImages.filter((k) => !/^voxelSize/.test(k) || r.chance(0.3))),
+    field,
+    value: hostileImage ? 'undefined' : pickValue(r, formationValues[field]),
+    options: r.pick(hostileImage ? ['object', 'none'] : containers),
+  };
+}
+
+async function formationExec(plan, h, { pnm, r }) {
+  const entry = images[plan.image];
+  const im = entry.make(r);
+  const none = plan.options === 'none';
+  const option = none ? ok(undefined) : formationValues[plan.field][plan.value];
+  const options = {};
+  if (!none && plan.value !== 'undefined') options[plan.field] = option.v();
+  const argument = none ? undefined : contain(options, plan.options, 'axis');
+  // 'all pore' is an image without solid: extract refuses it, the diffusion answers F = 1.
+  const badImage = plan.image === 'all pore' ? undefined : entry.bad;
+  const bad = Boolean(badImage) || option.bad || badContainers.has(plan.options);
+  const unsure = entry.unsure || option.unsure;
+  const throws = entry.throws || plan.options === 'getter throwing';
+  const solid = im && typeof im === 'object' && !entry.throws ? im.solid : undefined;
+  const digest = ArrayBuffer.isView(solid) ? () => hashArray(solid) : undefined;
+  const label = `formationFactor(${plan.image}, { ${plan.field}: ${plan.value} }) (${plan.options})`;
+  let raw;
+  const call = () => {
+    const v = argument === undefined ? pnm.formationFactor(im) : pnm.formationFactor(im, argument);
+    // NaN marks solid and pore that joins not both planes (documented): set aside for the NaN rule.
+    raw = v.concentration;
+    return { ...v, concentration: documentedNaN(v.concentration).copy };
+  };
+  // Whether the image, as a valid one, has a pore path along the axis asked for.
+  const axisValue = options.axis === undefined || none ? 'x' : options.axis;
+  const axis = typeof axisValue === 'number' ? axisValue : 'xyz'.indexOf(axisValue);
+  const plain = plainImages.includes(plan.image) || plan.image === 'all pore';
+  const path = plain && !bad && !unsure && !throws && axis >= 0 && axis <= 2 ? percolates(im, axis) : undefined;
+  const result = await h.call(label, call, {
+    digest,
+    bad: bad && !unsure && !throws,
+    allow: (e) => throws && isHostileGetter(e),
+  });
+  if (!result.ok) {
+    const e = result.error;
+    if (bad && !unsure && !isHostileGetter(e)) {
+      const roots = [];
+      if (badImage) roots.push(badImage);
+      if (option.bad) roots.push(plan.field);
+      if (badContainers.has(plan.options)) roots.push('options');
+      checkNamed(h, label, e, roots);
+    } else if (path === true) {
+      h.problem(`${label}: refused an image with a pore path along the axis (${e?.name}: ${e?.message})`);
+    } else if (path === false) {
+      checkNamed(h, label, e, ['image.solid', 'image.shape']);
+    }
+    return;
+  }
+  const v = result.value;
+  if (path === false) h.problem(`${label}: answered for an image with no pore path along the axis`);
+  if (!(v.formationFactor >= 1 - 1e-9) || !(v.tortuosity >= 1 - 1e-6)) {
+    h.problem(`${label}: F ${v.formationFactor}, tortuosity ${v.tortuosity}: below the bounds of 1`);
+  }
+  if (!(v.effectivePorosity <= v.porosity) || !(v.effectivePorosity > 0)) {
+    h.problem(`${label}: effective porosity ${v.effectivePorosity} against porosity ${v.porosity}`);
+  }
+  if (v.solve.converged && !(Math.abs(v.inletRate - v.outletRate) <= 1e-5 * v.inletRate + 1e-12)) {
+    h.problem(`${label}: flux in ${v.inletRate} and out ${v.outletRate} differ`);
+  }
+  if (solid !== undefined && raw.length === solid.length) {
+    for (let i = 0; i < solid.length; i++) {
+      const c = raw[i];
+      if (solid[i] !== 0 && !Number.isNaN(c)) return h.problem(`${label}: a solid voxel has concentration ${c}`);
+      if (!Number.isNaN(c) && !(c >= -1e-6 && c <= 1 + 1e-6)) return h.problem(`${label}: concentration ${c}`);
+    }
+  } else if (solid !== undefined) h.problem(`${label}: ${raw.length} concentrations for ${solid.length} voxels`);
+  // The same bits again, on one thread.
+  if (argument !== undefined && plan.options === 'object' && !option.unsure) {
+    const again = await h.call(`${label}, again on 1 thread`, () => {
+      const w = pnm.formationFactor(im, { ...options, threads: 1 });
+      return { formationFactor: w.formationFactor, iterations: w.solve.iterations };
+    });
+    if (
+      again.ok &&
+      (again.value.formationFactor !== v.formationFactor || again.value.iterations !== v.solve.iterations)
+    )
+      h.problem(`${label}: another thread count gave F ${again.value.formationFactor} against ${v.formationFactor}`);
+  }
+}
+
+const sizeFactorModels = {
+  "'pyramids-and-cuboids'": ok('pyramids-and-cuboids'),
+  "'cones-and-cylinders'": ok('cones-and-cylinders'),
+  "'spheres-and-cylinders'": ok('spheres-and-cylinders'),
+  "'hagen-poiseuille'": no('hagen-poiseuille'),
+  "'pyramids'": no('pyramids'),
+  "''": no(''),
+  42: no(42),
+  null: no(null),
+  undefined: no(undefined),
+};
+const spacings = {
+  "'total-length'": ok('total-length'),
+  "'direct-length'": ok('direct-length'),
+  "'direct'": no('direct'),
+  0: no(0),
+  undefined: ok(undefined),
+};
+
+function sizeFactorsPlan(r) {
+  return {
+    network: r.pick(Object.keys(networks)),
+    state: r.pick(['live', 'live', 'live', 'live', 'released', 'finalized']),
+    model: pickValue(r, sizeFactorModels),
+    spacing: pickValue(r, spacings),
+    options: r.pick(containers),
+  };
+}
+
+async function sizeFactorsExec(plan, h, { pnm }) {
+  const info = networks[plan.network];
+  const net = pnm.extract(info.image(), { boundaries: info.boundaries });
+  try {
+    const model = sizeFactorModels[plan.model];
+    const spacing = spacings[plan.spacing];
+    const options = plan.spacing === 'undefined' ? {} : { spacing: spacing.v() };
+    const argument = plan.options === 'none' ? undefined : contain(options, plan.options, 'spacing');
+    const bad = model.bad || (plan.options !== 'none' && (spacing.bad || badContainers.has(plan.options)));
+    const throws = plan.options === 'getter throwing';
+    const label = `sizeFactors(${plan.model}, { spacing: ${plan.spacing} }) on ${plan.network} (${plan.state}, ${plan.options})`;
+    const digest = () => digestNetwork(net);
+    const call = () => (argument === undefined ? net.sizeFactors(model.v()) : net.sizeFactors(model.v(), argument));
+    if (plan.state !== 'live') {
+      if (plan.state === 'released') net.release();
+      else pnm.finalize();
+      const end = await h.call(label, call, {
+        mustThrow: `a ${plan.state} network must throw`,
+        allow: (e) => throws && isHostileGetter(e),
+      });
+      if (!end.ok && !bad && !throws && !released(pnm, end.error)) {
+        h.problem(`${label}: threw ${end.error?.constructor?.name}, not ReleasedError`);
+      }
+      return;
+    }
+    const before = digest();
+    const end = await h.call(label, call, {
+      digest,
+      bad: bad && !throws,
+      allow: (e) => throws && isHostileGetter(e),
+    });
+    if (digest() !== before) h.problem(`${label}: the network changed`);
+    const { pores, throats } = net;
+    const m = throats.conns.length / 2;
+    if (!end.ok) {
+      const e = end.error;
+      if (isHostileGetter(e)) return;
+      if (bad) {
+        const roots = [];
+        if (model.bad) roots.push('model');
+        if (spacing.bad) roots.push('spacing');
+        if (badContainers.has(plan.options)) roots.push('options');
+        return checkNamed(h, label, e, roots);
+      }
+      // spheres-and-cylinders refuses a throat wider than one of its pores, as OpenPNM does.
+      let wider = false;
+      for (let t = 0; t < m; t++) {
+        const d = throats.inscribedDiameter[t];
+        wider ||=
+          d > pores.equivalentDiameter[throats.conns[2 * t]] || d > pores.equivalentDiameter[throats.conns[2 * t + 1]];
+      }
+      if (model.v() === 'spheres-and-cylinders' && wider) return checkNamed(h, label, e, ['conductance']);
+      return h.problem(`${label}: refused valid arguments (${e?.name}: ${e?.message})`);
+    }
+    const v = end.value;
+    for (const key of ['conduitLengths', 'hydraulic', 'diffusive']) {
+      if (!(v[key] instanceof Float64Array) || v[key].length !== 3 * m) {
+        return h.problem(`${label}: ${key} is not a Float64Array of 3 per throat`);
+      }
+      if (v[key].some((x) => !(x >= 0))) return h.problem(`${label}: ${key} holds a negative or NaN value`);
+    }
+    // What stokesFlow computes with the model is the three parts in series.
+    const usedSpacing = spacing.bad || plan.options === 'none' || throws ? undefined : spacing.v();
+    const flow = await h.call(`stokesFlow with ${plan.model}`, () => {
+      try {
+        return { g: net.stokesFlow({ conductance: model.v(), spacing: usedSpacing, viscosity: 1 }).conductance };
+      } catch (e) {
+        if (e instanceof RangeError && /^axis/.test(e.message)) return { g: undefined };
+        throw e;
+      }
+    });
+    if (flow.ok && flow.value.g !== undefined && (argument === undefined || plan.options === 'object')) {
+      for (let t = 0; t < m; t++) {
+        const parts = [0, 1, 2].map((i) => v.hydraulic[3 * t + i]);
+        const inverse = parts.reduce((s, x) => s + (x === Number.POSITIVE_INFINITY ? 0 : 1 / x), 0);
+        const g = inverse > 0 && Number.isFinite(1 / inverse) ? 1 / inverse : 0;
+        if (!(Math.abs(flow.value.g[t] - g) <= 1e-9 * g)) {
+          return h.problem(
+            `${label}: throat ${t}: stokesFlow's conductance ${flow.value.g[t]}, the series of its parts ${g}`,
+          );
+        }
+      }
+    }
+  } finally {
+    if (!net.released) net.release();
+  }
+}
+
 export const pnmTargets = {
   'pnm.extract': { build: (r) => extractPlan(r, false), exec: extractExec },
   'pnm.extractAsync': {
@@ -2998,6 +3278,8 @@ export const pnmTargets = {
   'pnm.diffusion': { build: solverPlan('diffusion'), exec: solverExec('diffusion') },
   'pnm.drainage': { build: solverPlan('drainage'), exec: solverExec('drainage') },
   'pnm.invasionPercolation': { build: solverPlan('invasionPercolation'), exec: solverExec('invasionPercolation') },
+  'pnm.formationFactor': { build: formationPlan, exec: formationExec },
+  'pnm.Network#sizeFactors': { build: sizeFactorsPlan, exec: sizeFactorsExec },
   'pnm.writers': { build: (r) => writersPlan(r), exec: writersExec },
   'pnm.Network members': { build: membersPlan, exec: membersExec },
   'pnm.functions': { build: functionsPlan, exec: functionsExec },

@@ -12,6 +12,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("Network", network);
   exports.Set("extract", peclet::Function(env, "extract", peclet_pnm::Extract));
   exports.Set("extractAsync", peclet::Function(env, "extractAsync", peclet_pnm::ExtractAsync));
+  exports.Set("formationFactor", peclet::Function(env, "formationFactor", peclet_pnm::FormationFactor));
   return exports;
 }
 

@@ -8,6 +8,7 @@
 
 #include "../errors.hpp"
 #include "../transport.hpp"
+#include "../voxel_diffusion.hpp"
 
 namespace peclet_pnm {
 
@@ -223,6 +224,78 @@ Napi::Value Extract(const Napi::CallbackInfo& info) {
     throw error;
   }
   return Network::Wrap(env, std::move(state));
+}
+
+Napi::Value FormationFactor(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto envState = peclet::envState(env);
+  if (envState->exiting()) throw envState->finalizedError("formationFactor");
+  if (info.Length() < 1 || !info[0].IsTypedArray() ||
+      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    peclet::throwArgumentError(env, true, "image.solid", -1, "must be a Uint8Array");
+  Napi::Object o = objectArgument(info, 1, "options");
+  pnm::VoxelDiffusionOptions options;
+  Napi::Value shape = o.Get("shape");
+  if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 3)
+    peclet::throwArgumentError(env, true, "image.shape", -1, "must be [n0, n1, n2]");
+  double voxels = 1;
+  for (uint32_t a = 0; a < 3; a++) {
+    const double n = shape.As<Napi::Array>().Get(a).ToNumber().DoubleValue();
+    if (!(n >= 1 && n <= 4294967295.0 && std::floor(n) == n))
+      peclet::throwArgumentError(env, false, "image.shape", a, "must be a positive integer");
+    options.shape[a] = static_cast<std::size_t>(n);
+    voxels *= n;
+  }
+  Napi::Uint8Array solid = info[0].As<Napi::Uint8Array>();
+  if (double(solid.ElementLength()) != voxels)
+    peclet::throwArgumentError(env, false, "image.solid", -1,
+                               "holds " + std::to_string(solid.ElementLength()) + " voxels, the shape needs " +
+                                   std::to_string(static_cast<std::uint64_t>(voxels)));
+  // The index and concentration per voxel, and per pore voxel its 6 neighbours and 7 vectors.
+  peclet::ensureAllocatable("image", "a diffusion solve over " + std::to_string(std::uint64_t(voxels)) + " voxels",
+                            voxels * (1 + 1 + 4 + 8 + 8 + 24 + 7 * 8));
+  // A copy: the solve reads the image from other threads while JS runs nothing, but the
+  // array may be a view of memory another thread writes.
+  std::vector<std::uint8_t> copy(solid.ElementLength());
+  if (!copy.empty()) std::memcpy(copy.data(), solid.Data(), copy.size());
+  options.axis = static_cast<int>(number(o, "axis"));
+  options.tolerance = number(o, "tolerance");
+  const double iterations = number(o, "maxIterations");
+  options.maxIterations = iterations >= 1 && std::isfinite(iterations) ? static_cast<std::size_t>(iterations) : 0;
+  const double threadsOption = number(o, "threads");
+  unsigned threads = threadsOption >= 0 && std::isfinite(threadsOption) ? static_cast<unsigned>(threadsOption) : 0;
+  std::atomic<bool> cancel{false};
+  const std::function<bool()> stop = [&envState] { return envState->exiting(); };
+  options.parallelFor = peclet::lendPool(&threads, &cancel, &stop);
+  options.cancel = &cancel;
+  pnm::VoxelDiffusionResult result;
+  try {
+    result = pnm::voxelDiffusion(copy.data(), options);
+  } catch (const pnm::PnmError& e) {
+    throwPnmError(env, e);
+  }
+  if (result.cancelled) {
+    Napi::Error error = Napi::Error::New(env, "formationFactor: cancelled by finalize()");
+    error.Set("code", Napi::String::New(env, "PECLET_CANCELLED"));
+    throw error;
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("formationFactor", result.formationFactor);
+  out.Set("tortuosity", result.tortuosity);
+  out.Set("effectiveDiffusivity", result.effectiveDiffusivity);
+  out.Set("porosity", result.porosity);
+  out.Set("effectivePorosity", result.effectivePorosity);
+  out.Set("inletRate", result.inletRate);
+  out.Set("outletRate", result.outletRate);
+  out.Set("concentration", copyOut(env, result.concentration));
+  Napi::Object solve = Napi::Object::New(env);
+  solve.Set("unknowns", double(result.unknowns));
+  solve.Set("iterations", double(result.iterations));
+  solve.Set("residual", result.residual);
+  solve.Set("tolerance", options.tolerance);
+  solve.Set("converged", result.converged);
+  out.Set("solve", solve);
+  return out;
 }
 
 Napi::Value ExtractAsync(const Napi::CallbackInfo& info) {

@@ -53,4 +53,8 @@ Napi::Value Extract(const Napi::CallbackInfo& info);
 /// extractAsync(solid, options) → { promise, cancel, stage() }
 Napi::Value ExtractAsync(const Napi::CallbackInfo& info);
 
+/// formationFactor(solid, { shape, axis, tolerance, maxIterations, threads }): diffusion on the
+/// image's pore voxels (voxel_diffusion.hpp), on the module's pool.
+Napi::Value FormationFactor(const Napi::CallbackInfo& info);
+
 }  // namespace peclet_pnm
