@@ -102,7 +102,10 @@ const bar = values.json
     );
 const tolerance = 1e-4;
 bar?.start(100, 0, { residual: '-' });
+// The packing's cube spans the column's periodic width; an image's sides are not neighbours.
+const sides = values.image === undefined ? 'periodic' : 'sealed';
 const direct = await directPermeability(image, {
+  sides,
   tolerance,
   onProgress: ({ residual }) => {
     if (!(residual > 0)) return;
@@ -134,15 +137,21 @@ const summary = {
     kozenyCarman: kc.permeability,
     network: net.permeability,
     direct: direct.permeability,
+    networkShapeFactor: net.shapeFactor.permeability,
     networkHagenPoiseuille: net.hagenPoiseuille.permeability,
-    networkWithoutEntrance: net.withoutEntrance.permeability,
   },
   ratios: {
     directOverNetwork: direct.permeability / net.permeability,
     directOverKozenyCarman: direct.permeability / kc.permeability,
   },
   network: { pores: net.pores, throats: net.throats },
-  flow: { steps: direct.steps, converged: direct.converged, residual: direct.residual, tortuosity: direct.tortuosity },
+  flow: {
+    sides,
+    steps: direct.steps,
+    converged: direct.converged,
+    residual: direct.residual,
+    tortuosity: direct.tortuosity,
+  },
   seconds: (performance.now() - started) / 1e3,
 };
 writeFileSync(
@@ -170,10 +179,10 @@ if (values.json) {
   );
   console.log(`  Kozeny–Carman  ${d(kc.permeability)}`);
   console.log(
-    `  network        ${d(net.permeability)} (shape-factor conductances; ${d(net.withoutEntrance.permeability)} without the entrance term, ${d(net.hagenPoiseuille.permeability)} Hagen–Poiseuille)`,
+    `  network        ${d(net.permeability)} (pnm's default conductances; ${d(net.shapeFactor.permeability)} shape factor, ${d(net.hagenPoiseuille.permeability)} Hagen–Poiseuille)`,
   );
   console.log(
-    `  direct (LBM)   ${d(direct.permeability)} (${direct.steps} steps, ${direct.converged ? 'converged' : 'NOT converged'})`,
+    `  direct (LBM)   ${d(direct.permeability)} (${sides} sides, ${direct.steps} steps, ${direct.converged ? 'converged' : 'NOT converged'})`,
   );
   console.log(
     `  ratios         direct / network ${summary.ratios.directOverNetwork.toFixed(2)}, direct / Kozeny–Carman ${summary.ratios.directOverKozenyCarman.toFixed(2)}`,

@@ -90,7 +90,10 @@ export function kozenyCarman(packing, region) {
   }
 }
 
-/** Pore-network permeability along `axis` (pnm: SNOW extraction, Stokes flow, shape-factor conductances). */
+/**
+ * Pore-network permeability along `axis` (pnm: SNOW extraction, Stokes flow with pnm's default
+ * conductances, and for comparison the shape-factor and Hagen–Poiseuille models).
+ */
 export async function networkPermeability(image, { axis = 'x', onStage, threads } = {}) {
   let last;
   const network = await extractAsync(image, {
@@ -102,9 +105,9 @@ export async function networkPermeability(image, { axis = 'x', onStage, threads 
     },
   });
   try {
-    const flow = network.stokesFlow({ axis, viscosity: 1e-3, conductance: 'shape-factor' });
-    const poiseuille = network.stokesFlow({ axis, viscosity: 1e-3 });
-    const open = network.stokesFlow({ axis, viscosity: 1e-3, conductance: 'shape-factor', entrance: false });
+    const flow = network.stokesFlow({ axis, viscosity: 1e-3 });
+    const shape = network.stokesFlow({ axis, viscosity: 1e-3, conductance: 'shape-factor' });
+    const poiseuille = network.stokesFlow({ axis, viscosity: 1e-3, conductance: 'hagen-poiseuille' });
     let pores = 0;
     for (const v of network.pores.volume) pores += v;
     const bulk = image.shape[0] * image.shape[1] * image.shape[2] * image.voxelSize ** 3;
@@ -112,8 +115,8 @@ export async function networkPermeability(image, { axis = 'x', onStage, threads 
       network,
       permeability: flow.permeability,
       millidarcy: flow.millidarcy,
+      shapeFactor: { permeability: shape.permeability, millidarcy: shape.millidarcy },
       hagenPoiseuille: { permeability: poiseuille.permeability, millidarcy: poiseuille.millidarcy },
-      withoutEntrance: { permeability: open.permeability, millidarcy: open.millidarcy },
       porosity: pores / bulk,
       pores: network.poreCount,
       throats: network.throatCount,
@@ -124,11 +127,18 @@ export async function networkPermeability(image, { axis = 'x', onStage, threads 
   }
 }
 
-/** Direct permeability along `axis`: lattice Boltzmann on the voxels (flow), periodic sides. */
-export async function directPermeability(image, { axis = 'x', onProgress, tolerance = 1e-4, threads } = {}) {
+/**
+ * Direct permeability along `axis`: lattice Boltzmann on the voxels (flow). `sides: 'periodic'`
+ * only for a sample whose opposite sides are neighbours (a periodic packing); a rock image's are
+ * not, and gets walls (`'sealed'`, the default).
+ */
+export async function directPermeability(
+  image,
+  { axis = 'x', sides = 'sealed', onProgress, tolerance = 1e-4, threads } = {},
+) {
   return permeability(image, {
     axis,
-    sides: 'periodic',
+    sides,
     precision: 'f32',
     tolerance,
     ...(threads ? { threads } : {}),

@@ -27,7 +27,9 @@ describe('permeability pipeline', () => {
     // Three independent methods: within a factor of 2 of one another (see the README for the
     // figures at the default resolution).
     assert.ok(s.ratios.directOverKozenyCarman > 0.5 && s.ratios.directOverKozenyCarman < 2, JSON.stringify(s.ratios));
-    assert.ok(s.ratios.directOverNetwork > 0.5 && s.ratios.directOverNetwork < 2, JSON.stringify(s.ratios));
+    // The network with pnm's default conductances within a factor of 1.25 of the direct answer.
+    assert.ok(s.ratios.directOverNetwork > 1 / 1.25 && s.ratios.directOverNetwork < 1.25, JSON.stringify(s.ratios));
+    assert.equal(s.flow.sides, 'periodic');
     for (const file of ['flow.vti', 'network.vtp', 'velocity.png', 'report.svg'])
       assert.ok(existsSync(join(app, 'out', file)), file);
   });

@@ -93,8 +93,8 @@ VoxelDiffusionResult voxelDiffusion(const std::uint8_t* solid, const VoxelDiffus
   if (voxels == 0) rangeError("image.shape", "has no voxel");
   const std::size_t length = shape[axis];
   if (length < 2)
-    rangeError("image.shape", "has " + std::to_string(length) +
-                                  " voxel along the axis; a concentration drop needs at least 2 planes");
+    rangeError("image.shape",
+               "has " + std::to_string(length) + " voxel along the axis; a concentration drop needs at least 2 planes");
   if (!(options.tolerance > 0 && options.tolerance < 1))
     rangeError("tolerance", "must lie in (0, 1): it is the relative residual the solve stops at");
   std::size_t pore = 0;
@@ -137,7 +137,9 @@ VoxelDiffusionResult voxelDiffusion(const std::uint8_t* solid, const VoxelDiffus
   std::vector<std::uint8_t>().swap(reach);
   if (kept == 0)
     rangeError("image.solid", std::string("has no path of pore voxels joining the first and last planes along ") +
-                                  (axis == 0 ? "x" : axis == 1 ? "y" : "z"));
+                                  (axis == 0   ? "x"
+                                   : axis == 1 ? "y"
+                                               : "z"));
   out.effectivePorosity = double(kept) / double(voxels);
   const std::size_t unknowns = reds + blacks;
   if (unknowns >= std::size_t(std::numeric_limits<std::int32_t>::max()))
@@ -219,8 +221,7 @@ VoxelDiffusionResult voxelDiffusion(const std::uint8_t* solid, const VoxelDiffus
   // Conjugate gradients from a guess linear along the axis.
   std::vector<double> x(unknowns), r(unknowns), z(unknowns), p(unknowns), q(unknowns);
   chunks(options.parallelFor, unknowns, [&](std::size_t, std::size_t begin, std::size_t end) {
-    for (std::size_t u = begin; u < end; u++)
-      x[u] = 1.0 - double(coordinate(voxelOf[u], axis)) / double(length - 1);
+    for (std::size_t u = begin; u < end; u++) x[u] = 1.0 - double(coordinate(voxelOf[u], axis)) / double(length - 1);
   });
   const double bNorm = std::sqrt(reduce(options.parallelFor, unknowns, [&](std::size_t u) { return b[u] * b[u]; }));
   const std::size_t maxIterations = options.maxIterations > 0
@@ -297,8 +298,8 @@ VoxelDiffusionResult voxelDiffusion(const std::uint8_t* solid, const VoxelDiffus
   }
   const double area = double(voxels) / double(length);
   out.effectiveDiffusivity = out.inletRate * double(length - 1) / area;
-  out.formationFactor = out.effectiveDiffusivity > 0 ? 1.0 / out.effectiveDiffusivity
-                                                     : std::numeric_limits<double>::infinity();
+  out.formationFactor =
+      out.effectiveDiffusivity > 0 ? 1.0 / out.effectiveDiffusivity : std::numeric_limits<double>::infinity();
   out.tortuosity = out.effectivePorosity * out.formationFactor;
   return out;
 }

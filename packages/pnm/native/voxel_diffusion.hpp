@@ -24,13 +24,13 @@ struct VoxelDiffusionOptions {
 };
 
 struct VoxelDiffusionResult {
-  double formationFactor = 0;       ///< 1 / D_eff
-  double effectiveDiffusivity = 0;  ///< D_eff / D_bulk = rate (L − 1) / A
-  double tortuosity = 0;            ///< φ_eff / D_eff
-  double porosity = 0;              ///< pore voxels / voxels
-  double effectivePorosity = 0;     ///< pore voxels of clusters joining both planes / voxels
-  double inletRate = 0;             ///< flux out of the first plane (voxel units)
-  double outletRate = 0;            ///< flux into the last plane
+  double formationFactor = 0;         ///< 1 / D_eff
+  double effectiveDiffusivity = 0;    ///< D_eff / D_bulk = rate (L − 1) / A
+  double tortuosity = 0;              ///< φ_eff / D_eff
+  double porosity = 0;                ///< pore voxels / voxels
+  double effectivePorosity = 0;       ///< pore voxels of clusters joining both planes / voxels
+  double inletRate = 0;               ///< flux out of the first plane (voxel units)
+  double outletRate = 0;              ///< flux into the last plane
   std::vector<double> concentration;  ///< per voxel; NaN in solid and in pore that does not join both planes
   std::size_t unknowns = 0;
   std::size_t iterations = 0;

@@ -183,7 +183,7 @@ export class Network implements Disposable, NetworkArrays {
   /**
    * OpenPNM's size factors of every conduit for `model` — what {@link Network.stokesFlow} and
    * {@link Network.diffusion} use with `conductance: model` — 3 per throat (pore 1, throat,
-   * pore 2). {@link Network.toJSON} writes those of `'pyramids-and-cuboids'` as OpenPNM names them.
+   * pore 2).
    *
    * @example
    * ```ts
@@ -265,29 +265,11 @@ export class Network implements Disposable, NetworkArrays {
   }
 
   /**
-   * OpenPNM-style `pore.*` / `throat.*` arrays (plain arrays; `JSON.stringify` works): those of
-   * {@link networkToJSON}, plus the geometry of OpenPNM's recipe for snow2 networks
-   * (`pore.diameter`, `throat.diameter`, `throat.spacing`) and the `pyramids-and-cuboids` size
-   * factors (`throat.hydraulic_size_factors`, `throat.diffusive_size_factors`), so that OpenPNM's
-   * `StokesFlow` and `FickianDiffusion` run on it as they do on its own snow2 network.
+   * OpenPNM-style `pore.*` / `throat.*` arrays (plain arrays; `JSON.stringify` works), with
+   * PoreSpy's keys as OpenPNM's `network_from_porespy` reads them (see {@link networkToJSON}).
    */
   toJSON(): NetworkJSON {
-    const json = networkToJSON(this);
-    const { hydraulic, diffusive } = this.sizeFactors('pyramids-and-cuboids');
-    const triples = (s: Float64Array) =>
-      Array.from({ length: s.length / 3 }, (_, t) => [
-        s[3 * t] as number,
-        s[3 * t + 1] as number,
-        s[3 * t + 2] as number,
-      ]);
-    return {
-      ...json,
-      'pore.diameter': json['pore.equivalent_diameter'],
-      'throat.diameter': json['throat.inscribed_diameter'],
-      'throat.spacing': json['throat.total_length'] ?? json['throat.direct_length'],
-      'throat.hydraulic_size_factors': triples(hydraulic),
-      'throat.diffusive_size_factors': triples(diffusive),
-    };
+    return networkToJSON(this);
   }
 }
 

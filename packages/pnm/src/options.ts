@@ -169,7 +169,8 @@ export function readStokes(value: unknown) {
   return {
     ...readSolve(o),
     viscosity: readNumber(o.viscosity, 'viscosity', { min: 1e-12, max: 1e12, fallback: 1e-3 }),
-    model: readConductance(o.conductance),
+    // The default conduit model: the closest to direct simulation over the images of bench/models.mjs.
+    model: readConductance(o.conductance, 'pyramids-and-cuboids'),
     spacing: readSpacing(o.spacing),
     entrance: readBoolean(o.entrance, 'entrance', true),
     inletPressure,
@@ -185,12 +186,15 @@ export const CONDUCTANCE_MODELS = [
   'spheres-and-cylinders',
 ] as const;
 
-function readConductance(value: unknown): (typeof CONDUCTANCE_MODELS)[number] {
-  return readEnum(value, 'conductance', CONDUCTANCE_MODELS, 'hagen-poiseuille');
+function readConductance(
+  value: unknown,
+  fallback: (typeof CONDUCTANCE_MODELS)[number] = 'hagen-poiseuille',
+): (typeof CONDUCTANCE_MODELS)[number] {
+  return readEnum(value, 'conductance', CONDUCTANCE_MODELS, fallback);
 }
 
 function readSpacing(value: unknown): 'total-length' | 'direct-length' {
-  return readEnum(value, 'spacing', ['total-length', 'direct-length'] as const, 'total-length');
+  return readEnum(value, 'spacing', ['total-length', 'direct-length'] as const, 'direct-length');
 }
 
 export function readDiffusion(value: unknown): NativeSolveOptions & { model: string; spacing: string } {

@@ -483,19 +483,6 @@ export type NetworkJSON = {
   'throat.conduit_lengths.throat': number[];
   /** The pore 2 part of the conduit (m). */
   'throat.conduit_lengths.pore2': number[];
-  /**
-   * OpenPNM's recipe for snow2 networks, ready for its physics: `pore.equivalent_diameter`,
-   * `throat.inscribed_diameter` and `throat.total_length` (written by {@link Network.toJSON}).
-   */
-  'pore.diameter'?: number[];
-  'throat.diameter'?: number[];
-  'throat.spacing'?: number[];
-  /**
-   * `[pore1, throat, pore2]` per throat: the size factors of `pyramids_and_cuboids` (m⁴ and m),
-   * as OpenPNM's models store them (written by {@link Network.toJSON}).
-   */
-  'throat.hydraulic_size_factors'?: number[][];
-  'throat.diffusive_size_factors'?: number[][];
 };
 
 const faceKeys = ['pore.xmin', 'pore.xmax', 'pore.ymin', 'pore.ymax', 'pore.zmin', 'pore.zmax'] as const;

@@ -58,7 +58,7 @@ describe('a lattice of spheres joined by cylinders', () => {
   });
 
   it('has a network permeability within 10% of the direct simulation by @peclet/flow', async () => {
-    const network_k = network.stokesFlow({ axis: 'x' }).permeability;
+    const network_k = network.stokesFlow({ axis: 'x', conductance: 'hagen-poiseuille' }).permeability;
     const shapeFactor_k = network.stokesFlow({ axis: 'x', conductance: 'shape-factor' }).permeability;
     const direct = await permeability(image, { axis: 'x' });
     const ratio = network_k / direct.permeability;
@@ -84,7 +84,13 @@ describe('a straight tube', () => {
 
   it('has the permeability of Hagen–Poiseuille for its radius, and the voxelized radius within the voxelization error', () => {
     const r = network.pores.inscribedDiameter[0] / 2;
-    const flow = network.stokesFlow({ axis: 'x', viscosity: 1e-3, inletPressure: 2, outletPressure: 1 });
+    const flow = network.stokesFlow({
+      axis: 'x',
+      conductance: 'hagen-poiseuille',
+      viscosity: 1e-3,
+      inletPressure: 2,
+      outletPressure: 1,
+    });
     const hp = (Math.PI * r ** 4) / 8 / area; // K = Q μ L / (A ΔP) for Q = π r⁴ ΔP / (8 μ L)
     assert.ok(Math.abs(flow.permeability / hp - 1) < 1e-9, `${flow.permeability} vs ${hp}`);
     assert.ok(Math.abs(flow.flowRate - (Math.PI * r ** 4 * 1) / (8 * 1e-3 * 30 * h)) < 1e-9 * flow.flowRate);

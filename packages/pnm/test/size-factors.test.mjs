@@ -65,7 +65,7 @@ describe('size-factor models on a lattice of spheres joined by cylinders', () =>
     it(`${model}: every part's size factors are the integrals of its shape, the lengths cones_and_cylinders'`, () => {
       const net = model === 'spheres-and-cylinders' ? interior : network;
       const { pores, throats } = net;
-      const { conduitLengths, hydraulic, diffusive } = net.sizeFactors(model);
+      const { conduitLengths, hydraulic, diffusive } = net.sizeFactors(model, { spacing: 'total-length' });
       for (let t = 0; t < net.throatCount; t++) {
         const ends = [throats.conns[2 * t], throats.conns[2 * t + 1]];
         const [D1, D2] = ends.map((p) => pores.equivalentDiameter[p]);

@@ -330,7 +330,7 @@ const POROUS_KEYS = [
   'label',
   'face',
 ];
-const THROAT_KEYS = ['conns', 'inscribedDiameter', 'area', 'perimeter', 'length', 'conduitLengths'];
+const THROAT_KEYS = ['conns', 'inscribedDiameter', 'area', 'perimeter', 'length', 'totalLength', 'conduitLengths'];
 
 /** The network's observable state: counts and every zero-copy array. */
 function digestNetwork(n) {
@@ -1017,7 +1017,8 @@ const garbage = {
   'pores.inscribedDiameter[0] = NaN': { at: 'pores.inscribedDiameter', v: () => Number.NaN },
   'pores.coordinates[0] = Infinity': { at: 'pores.coordinates', v: () => Number.POSITIVE_INFINITY },
   'pores.label[0] = -5': { at: 'pores.label', v: () => -5, harmless: true },
-  'pores.equivalentDiameter[0] = NaN': { at: 'pores.equivalentDiameter', v: () => Number.NaN, harmless: true },
+  // Read by the size-factor models (the default conductance): refused as every array they read.
+  'pores.equivalentDiameter[0] = NaN': { at: 'pores.equivalentDiameter', v: () => Number.NaN },
   'pores.surfaceArea[0] = -1': { at: 'pores.surfaceArea', v: () => -1, harmless: true },
   'throats.conduitLengths[0] = NaN': { at: 'throats.conduitLengths', v: () => Number.NaN, harmless: true },
   'regions[0] = -1': { at: 'regions', v: () => -1, harmless: true },
@@ -1667,7 +1668,7 @@ function checkStatoil(h, label, dir, prefix, arrays) {
 function checkJSON(h, label, json, arrays) {
   const N = arrays.pores.volume.length;
   const M = arrays.throats.conns.length / 2;
-  if (Object.keys(json).length !== 22) h.problem(`${label}: ${Object.keys(json).length} keys`);
+  if (Object.keys(json).length !== 23) h.problem(`${label}: ${Object.keys(json).length} keys`);
   for (const [k, a] of Object.entries(json)) {
     if (a.length !== (k.startsWith('pore.') ? N : M)) h.problem(`${label}: ${k} has ${a.length} values`);
   }
