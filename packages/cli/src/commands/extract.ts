@@ -26,7 +26,7 @@ export interface ExtractFlags extends ImageFlags {
   boundaries?: string;
   sigma?: string;
   rMax?: string;
-  conductance: 'shape-factor' | 'hagen-poiseuille';
+  conductance: NetworkPermeability['conductance'];
   threads?: string;
   out?: string;
   statoil?: string;

@@ -1,6 +1,6 @@
 /** Pore-network steps shared by `permeability --network` and `extract`. */
 import type { VoxelImage } from '@peclet/io';
-import type { Network } from '@peclet/pnm';
+import type { ConductanceModel, Network } from '@peclet/pnm';
 import type { Context } from '../context.js';
 import { withFlags } from '../errors.js';
 import type { Axis } from '../flags.js';
@@ -10,7 +10,7 @@ import { startBar } from '../progress.js';
 /** A network's permeability along an axis, or why it has none. */
 export interface NetworkPermeability {
   readonly axis: Axis;
-  readonly conductance: 'shape-factor' | 'hagen-poiseuille';
+  readonly conductance: ConductanceModel;
   /** Pores, boundary pores included. */
   readonly pores: number;
   readonly boundaryPores: number;

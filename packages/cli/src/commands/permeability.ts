@@ -2,6 +2,7 @@
  * `peclet permeability <image>`: the direct permeability of a voxel image by lattice Boltzmann
  * (@peclet/flow), and with `--network` its pore network's (@peclet/pnm).
  */
+import type { ConductanceModel } from '@peclet/pnm';
 import type { Context } from '../context.js';
 import { UsageError, withFlags } from '../errors.js';
 import { type Axis, checkOutputFolder, readIntegerFlag, readOutputFlag, readPositiveFlag } from '../flags.js';
@@ -32,7 +33,7 @@ export interface PermeabilityFlags extends ImageFlags {
   threads?: string;
   out?: string;
   network?: boolean;
-  conductance: 'shape-factor' | 'hagen-poiseuille';
+  conductance: ConductanceModel;
   json?: boolean;
 }
 
@@ -94,7 +95,7 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
   }
   const out = flags.out === undefined ? undefined : readOutputFlag(flags.out, '--out', command, ['.vti']);
   if (out !== undefined) await checkOutputFolder(out, '--out', command);
-  if (!flags.network && flags.conductance !== 'shape-factor') {
+  if (!flags.network && flags.conductance !== 'pyramids-and-cuboids') {
     throw new UsageError('--conductance only applies with --network', command);
   }
 
