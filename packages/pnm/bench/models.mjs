@@ -30,6 +30,7 @@ import { Simulation } from '../../dem/dist/index.js';
 import { permeability } from '../../flow/dist/index.js';
 import { extract } from '../dist/index.js';
 import { berea, sphereLattice } from '../test/helpers.mjs';
+import { mulberry32 } from './spheres.mjs';
 
 const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -50,18 +51,6 @@ const log = (line) => console.log(`${clock()} ${line}`);
 
 // ---------------------------------------------------------------------------------------------
 // Images
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const OVERLAP_SEED = 20240611;
 

@@ -1,5 +1,6 @@
 #include "network_object.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <peclet/memory.hpp>
@@ -103,6 +104,33 @@ void checkNetwork(Napi::Env env, const pnm::Network& k) {
   }
 }
 
+// The image: info[0] the solid Uint8Array, options.shape its extents (as
+// src/options.ts normalized them), checked against each other.
+Napi::Uint8Array imageArgument(const Napi::CallbackInfo& info, const Napi::Object& o, std::array<std::size_t, 3>& shape,
+                               double& voxels) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsTypedArray() ||
+      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    peclet::throwArgumentError(env, true, "image.solid", -1, "must be a Uint8Array");
+  Napi::Value extents = o.Get("shape");
+  if (!extents.IsArray() || extents.As<Napi::Array>().Length() != 3)
+    peclet::throwArgumentError(env, true, "image.shape", -1, "must be [n0, n1, n2]");
+  voxels = 1;
+  for (uint32_t a = 0; a < 3; a++) {
+    const double n = extents.As<Napi::Array>().Get(a).ToNumber().DoubleValue();
+    if (!(n >= 1 && n <= 4294967295.0 && std::floor(n) == n))
+      peclet::throwArgumentError(env, false, "image.shape", a, "must be a positive integer");
+    shape[a] = static_cast<std::size_t>(n);
+    voxels *= n;
+  }
+  Napi::Uint8Array solid = info[0].As<Napi::Uint8Array>();
+  if (double(solid.ElementLength()) != voxels)
+    peclet::throwArgumentError(env, false, "image.solid", -1,
+                               "holds " + std::to_string(solid.ElementLength()) + " voxels, the shape needs " +
+                                   std::to_string(static_cast<std::uint64_t>(voxels)));
+  return solid;
+}
+
 struct Request {
   std::vector<std::uint8_t> solid;
   pnm::ExtractOptions options;
@@ -114,26 +142,9 @@ struct Request {
 Request readRequest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Request r;
-  if (info.Length() < 1 || !info[0].IsTypedArray() ||
-      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
-    peclet::throwArgumentError(env, true, "image.solid", -1, "must be a Uint8Array");
   Napi::Object o = objectArgument(info, 1, "options");
-  Napi::Value shape = o.Get("shape");
-  if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 3)
-    peclet::throwArgumentError(env, true, "image.shape", -1, "must be [n0, n1, n2]");
   double voxels = 1;
-  for (uint32_t a = 0; a < 3; a++) {
-    const double n = shape.As<Napi::Array>().Get(a).ToNumber().DoubleValue();
-    if (!(n >= 1 && n <= 4294967295.0 && std::floor(n) == n))
-      peclet::throwArgumentError(env, false, "image.shape", a, "must be a positive integer");
-    r.options.shape[a] = static_cast<std::size_t>(n);
-    voxels *= n;
-  }
-  Napi::Uint8Array solid = info[0].As<Napi::Uint8Array>();
-  if (double(solid.ElementLength()) != voxels)
-    peclet::throwArgumentError(env, false, "image.solid", -1,
-                               "holds " + std::to_string(solid.ElementLength()) + " voxels, the shape needs " +
-                                   std::to_string(static_cast<std::uint64_t>(voxels)));
+  Napi::Uint8Array solid = imageArgument(info, o, r.options.shape, voxels);
   peclet::ensureAllocatable("image", "an extraction over " + std::to_string(std::uint64_t(voxels)) + " voxels",
                             pnm::extractBytes(voxels));
   r.solid.resize(solid.ElementLength());
@@ -230,27 +241,10 @@ Napi::Value FormationFactor(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto envState = peclet::envState(env);
   if (envState->exiting()) throw envState->finalizedError("formationFactor");
-  if (info.Length() < 1 || !info[0].IsTypedArray() ||
-      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
-    peclet::throwArgumentError(env, true, "image.solid", -1, "must be a Uint8Array");
   Napi::Object o = objectArgument(info, 1, "options");
   pnm::VoxelDiffusionOptions options;
-  Napi::Value shape = o.Get("shape");
-  if (!shape.IsArray() || shape.As<Napi::Array>().Length() != 3)
-    peclet::throwArgumentError(env, true, "image.shape", -1, "must be [n0, n1, n2]");
   double voxels = 1;
-  for (uint32_t a = 0; a < 3; a++) {
-    const double n = shape.As<Napi::Array>().Get(a).ToNumber().DoubleValue();
-    if (!(n >= 1 && n <= 4294967295.0 && std::floor(n) == n))
-      peclet::throwArgumentError(env, false, "image.shape", a, "must be a positive integer");
-    options.shape[a] = static_cast<std::size_t>(n);
-    voxels *= n;
-  }
-  Napi::Uint8Array solid = info[0].As<Napi::Uint8Array>();
-  if (double(solid.ElementLength()) != voxels)
-    peclet::throwArgumentError(env, false, "image.solid", -1,
-                               "holds " + std::to_string(solid.ElementLength()) + " voxels, the shape needs " +
-                                   std::to_string(static_cast<std::uint64_t>(voxels)));
+  Napi::Uint8Array solid = imageArgument(info, o, options.shape, voxels);
   // The index and concentration per voxel, and per pore voxel its 6 neighbours and 7 vectors.
   peclet::ensureAllocatable("image", "a diffusion solve over " + std::to_string(std::uint64_t(voxels)) + " voxels",
                             voxels * (1 + 1 + 4 + 8 + 8 + 24 + 7 * 8));
