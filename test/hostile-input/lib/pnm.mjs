@@ -3108,7 +3108,7 @@ async function formationExec(plan, h, { pnm, r }) {
     for (let i = 0; i < solid.length; i++) {
       const c = raw[i];
       if (solid[i] !== 0 && !Number.isNaN(c)) return h.problem(`${label}: a solid voxel has concentration ${c}`);
-      if (!Number.isNaN(c) && !(c >= -1e-6 && c <= 1 + 1e-6)) return h.problem(`${label}: concentration ${c}`);
+      if (tight && !Number.isNaN(c) && !(c >= -1e-6 && c <= 1 + 1e-6)) return h.problem(`${label}: concentration ${c}`);
     }
   } else if (solid !== undefined) h.problem(`${label}: ${raw.length} concentrations for ${solid.length} voxels`);
   // The same bits again, on one thread.
