@@ -50,10 +50,11 @@ export interface AcquiredDevice {
 // and release settles those).
 const retired = new Set<object>();
 
-// Dawn settles a mapping in flight when its buffer or device is destroyed,
-// and settles it again when the mapping's own callback comes later: the
-// second settlement uses freed memory (a crash, now and then, in the
-// setImmediate that Dawn's binding rejects through). So a release with a
+// Destroying a buffer or device while Dawn's mapping of it is in flight
+// crashed the process now and then, on a loaded machine: a segfault in the
+// setImmediate through which Dawn's binding rejects the mapping's promise,
+// after the program's own code had ended (most likely a second settlement
+// of the same promise; the binding is not ours to fix). So a release with a
 // mapping in flight destroys the Dawn objects once the mappings settled —
 // the wrapper's promises reject at once, with ReleasedError — and at the
 // latest when the thread exits, or after the finalize timeout. From the
