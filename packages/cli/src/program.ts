@@ -173,6 +173,14 @@ steps and whether the flow converged; --json the same as one object
     .option('--sigma <voxels>', 'Gaussian smoothing of the distance transform; 0: none (default: 0.4)')
     .option('--r-max <voxels>', 'radius of the maximum filter that finds peaks (default: 4)')
     .addOption(
+      new Option(
+        '--watershed <algorithm>',
+        "basins: parallel, the same on any thread count; priority-flood: scikit-image's order (snow2's regions), one thread",
+      )
+        .choices(['basins', 'priority-flood'])
+        .default('basins'),
+    )
+    .addOption(
       new Option('--conductance <model>', 'conduit model of the permeability')
         .choices(CONDUCTANCES)
         .default(CONDUCTANCES[0]),

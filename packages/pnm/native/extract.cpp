@@ -553,6 +553,89 @@ class LevelQueue {
   std::uint32_t age_ = 0;
 };
 
+/// Orphans: pore components (6-connected) that no marker reached through
+/// pore (labels 0 there; `inPlane` lists them by plane, see findOrphans) take the label of the nearest voxel a marker
+/// reached, breadth-first through solid and through such components (as a
+/// watershed over the whole image, masked afterwards, gives them). The
+/// components are found in raster order and searched from on every thread,
+/// each on its own, so the result does not depend on the threads. Returns
+/// how many components there were.
+using PlaneLists = std::vector<std::vector<std::uint64_t>>;
+
+/// The orphan voxels (pore, label 0) of each plane, found on every thread.
+PlaneLists findOrphans(const VoxelArray<std::int32_t>& labels, const float* dt, const Offsets& o,
+                       const ParallelFor& parallelFor) {
+  const std::size_t n0 = o.shape[0], plane = o.shape[1] * o.shape[2];
+  PlaneLists inPlane(n0);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++)
+      for (std::size_t v = i * plane; v < (i + 1) * plane; v++)
+        if (dt[v] > 0 && labels[v] == 0) inPlane[i].push_back(v);
+  });
+  return inPlane;
+}
+
+std::size_t labelOrphans(VoxelArray<std::int32_t>& labels, const float* dt, const Offsets& o, PlaneLists&& inPlane,
+                         const ParallelFor& parallelFor, const std::atomic<bool>* cancel) {
+  const std::size_t n0 = o.shape[0];
+  // The components, marked −1, their voxels listed one after the other.
+  std::vector<std::uint64_t> voxels, start;
+  for (std::size_t i = 0; i < n0; i++) {
+    checkCancel(cancel);
+    for (std::uint64_t first : inPlane[i]) {
+      if (labels[first] != 0) continue;
+      start.push_back(voxels.size());
+      labels[first] = -1;
+      voxels.push_back(first);
+      for (std::size_t at = start.back(); at < voxels.size(); at++) {
+        forNeighbours(o, voxels[at], true, [&](std::size_t u) {
+          if (dt[u] > 0 && labels[u] == 0) {
+            labels[u] = -1;
+            voxels.push_back(u);
+          }
+        });
+      }
+    }
+    std::vector<std::uint64_t>().swap(inPlane[i]);
+  }
+  const std::size_t orphans = start.size();
+  start.push_back(voxels.size());
+  // Breadth-first outwards from each to the nearest labelled voxel, through
+  // solid and orphans: in a thin image a component may have only other
+  // components between it and every labelled voxel.
+  std::vector<std::int32_t> found(orphans, 0);
+  forChunks(parallelFor, orphans, 16, [&](std::size_t b, std::size_t e, unsigned) {
+    std::unordered_set<std::uint64_t> seen;
+    std::vector<std::uint64_t> frontier, next;
+    for (std::size_t c = b; c < e; c++) {
+      checkCancel(cancel);
+      seen.clear();
+      frontier.assign(voxels.begin() + std::ptrdiff_t(start[c]), voxels.begin() + std::ptrdiff_t(start[c + 1]));
+      seen.insert(frontier.begin(), frontier.end());
+      std::int32_t label = 0;
+      while (!frontier.empty() && label == 0) {
+        next.clear();
+        for (std::uint64_t v : frontier) {
+          forFaceNeighbours(o, v, [&](std::size_t u) {
+            if (label != 0 || !seen.insert(u).second) return;
+            if (labels[u] > 0) {
+              label = labels[u];
+            } else {
+              next.push_back(u);
+            }
+          });
+          if (label != 0) break;
+        }
+        frontier.swap(next);
+      }
+      found[c] = label;
+    }
+  });
+  for (std::size_t c = 0; c < orphans; c++)
+    for (std::uint64_t x = start[c]; x < start[c + 1]; x++) labels[voxels[x]] = found[c];
+  return orphans;
+}
+
 /// Marker-based watershed of −s over the pore voxels (6-connected): a voxel
 /// takes the label of the voxel whose turn reached it, turns going by
 /// increasing −s and, at equal values, by the order reached. Pore voxels no marker
@@ -571,9 +654,9 @@ struct Bricks {
   std::size_t nb1, nb2, size;
 };
 
-std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
-                                    const std::vector<std::pair<std::uint64_t, std::int32_t>>& markers,
-                                    const Offsets& o, const ParallelFor& parallelFor, const std::atomic<bool>* cancel) {
+VoxelArray<std::int32_t> watershed(VoxelArray<float>& smooth, const float* dt,
+                                   const std::vector<std::pair<std::uint64_t, std::int32_t>>& markers, const Offsets& o,
+                                   const ParallelFor& parallelFor, const std::atomic<bool>* cancel) {
   const std::size_t n0 = o.shape[0], n1 = o.shape[1], n2 = o.shape[2];
   const std::size_t voxels = n0 * n1 * n2;
   constexpr std::int32_t kSolid = -2;
@@ -588,7 +671,7 @@ std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
   });
   float highest = 0;
   for (float x : smooth) highest = std::max(highest, x);
-  std::vector<float>().swap(smooth);
+  VoxelArray<float>().swap(smooth);
   std::vector<std::int32_t> lb(bricks.size, 0);
   forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
     for (std::size_t i = b; i < e; i++)
@@ -643,7 +726,7 @@ std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
   }
   if (std::getenv("PNM_DEBUG")) std::fprintf(stderr, "flood loop %.3f s\n", seconds(floodStart));
   std::vector<float>().swap(sb);
-  std::vector<std::int32_t> labels(voxels);
+  VoxelArray<std::int32_t> labels(voxels);
   forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
     for (std::size_t i = b; i < e; i++)
       for (std::size_t j = 0; j < n1; j++)
@@ -652,53 +735,294 @@ std::vector<std::int32_t> watershed(std::vector<float>& smooth, const float* dt,
   });
   std::vector<std::int32_t>().swap(lb);
   const auto flooded = std::chrono::steady_clock::now();
-  std::size_t orphanComponents = 0;
-  // Orphans: pore components no marker reached through pore.
-  std::vector<std::uint64_t> component, frontier, next;
-  std::unordered_set<std::uint64_t> seen;
-  for (std::size_t start = 0; start < voxels; start++) {
-    if (!(dt[start] > 0) || labels[start] != 0) continue;
-    checkCancel(cancel);
-    component.assign(1, start);
-    labels[start] = -1;
-    for (std::size_t at = 0; at < component.size(); at++) {
-      forNeighbours(o, component[at], true, [&](std::size_t u) {
-        if (dt[u] > 0 && labels[u] == 0) {
-          labels[u] = -1;
-          component.push_back(u);
-        }
-      });
-    }
-    // Breadth-first outwards to the nearest labelled voxel, through solid and
-    // through the pore voxels of other components no marker reached (as the
-    // flood over the whole image passes them): in a thin image such a
-    // component may have only orphans between it and every labelled voxel.
-    seen.clear();
-    frontier = component;
-    for (std::uint64_t v : component) seen.insert(v);
-    std::int32_t found = 0;
-    while (!frontier.empty() && found == 0) {
-      next.clear();
-      for (std::uint64_t v : frontier) {
-        forNeighbours(o, v, true, [&](std::size_t u) {
-          if (found != 0 || seen.count(u)) return;
-          seen.insert(u);
-          if (labels[u] > 0) {
-            found = labels[u];
-          } else if (!(dt[u] > 0) || labels[u] == 0) {
-            next.push_back(u);
-          }
-        });
-        if (found != 0) break;
-      }
-      frontier.swap(next);
-    }
-    for (std::uint64_t v : component) labels[v] = found;
-    orphanComponents++;
-  }
+  const std::size_t orphanComponents =
+      labelOrphans(labels, dt, o, findOrphans(labels, dt, o, parallelFor), parallelFor, cancel);
   if (std::getenv("PNM_DEBUG"))
     std::fprintf(stderr, "flood %zu voxels, then %zu orphan components in %.3f s\n", popped, orphanComponents,
                  seconds(flooded));
+  return labels;
+}
+
+/// Marker-based watershed of −s over the pore voxels (6-connected), computed
+/// in parallel with the same labels on any number of threads:
+///  1. every pore voxel points to its steepest ascent, the face neighbour in
+///     the pore with the largest s if that is above its own (the first of
+///     equals in the order −i, +i, −j, +j, −k, +k); a voxel with none is a
+///     root, and its catchment basin is the voxels whose path ends there
+///     (the drop-of-water watershed of −s, one basin per regional minimum
+///     voxel of −s);
+///  2. touching basins are joined by an edge at their pass, the largest over
+///     their touching voxel pairs of the smaller s of the pair (the level at
+///     which water rising in one spills into the other);
+///  3. the basins holding a marker take its label, and the rest are flooded
+///     from them over the basin graph, highest pass first and, at equal
+///     passes, the edge reached first: a minimum spanning forest rooted in
+///     the markers, i.e. a watershed cut (Cousty et al. 2009, IEEE PAMI 31,
+///     1362) of the basin graph;
+///  4. each pore voxel takes its basin's label; orphans as labelOrphans.
+/// Every marker voxel is a root (no neighbour of a peak is above it), so
+/// each marker keeps its own voxels. Against a voxel-by-voxel priority flood
+/// (scikit-image's), the borders between regions keep to basin borders,
+/// which are the valleys of s (constrictions), instead of running where two
+/// floods met. Stages 1, 2 and 4 run on every thread over planes; 3 works on
+/// the basin graph, a few basins per hundred pore voxels.
+VoxelArray<std::int32_t> watershedBasins(VoxelArray<float>& smooth, const float* dt,
+                                         const std::vector<std::pair<std::uint64_t, std::int32_t>>& markers,
+                                         const Offsets& o, const ParallelFor& parallelFor,
+                                         const std::atomic<bool>* cancel) {
+  const std::size_t n0 = o.shape[0], n1 = o.shape[1], n2 = o.shape[2];
+  const std::size_t plane = n1 * n2, voxels = n0 * plane;
+  constexpr std::uint8_t kRoot = 0, kSolidVoxel = 7;
+  const std::ptrdiff_t step[7] = {
+      0, -std::ptrdiff_t(plane), std::ptrdiff_t(plane), -std::ptrdiff_t(n2), std::ptrdiff_t(n2), -1, 1};
+  const auto t0 = std::chrono::steady_clock::now();
+  // Solid at −∞, so that a neighbour costs one read (s is freed at the end).
+  float* const s = smooth.data();
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t v = b * plane; v < e * plane; v++)
+      if (!(dt[v] > 0)) s[v] = -kInfinity;
+  });
+  // 1. Steepest ascent, and the roots of each plane.
+  VoxelArray<std::uint8_t> ascent(voxels);
+  PlaneLists roots(n0);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++) {
+      checkCancel(cancel);
+      for (std::size_t j = 0; j < n1; j++) {
+        const std::size_t row = i * plane + j * n2;
+        for (std::size_t k = 0; k < n2; k++) {
+          const std::size_t v = row + k;
+          if (s[v] == -kInfinity) {
+            ascent[v] = kSolidVoxel;
+            continue;
+          }
+          float best = s[v];
+          std::uint8_t to = kRoot;
+          auto offer = [&](bool inside, std::uint8_t d) {
+            if (!inside) return;
+            const std::size_t u = std::size_t(std::ptrdiff_t(v) + step[d]);
+            if (s[u] > best) {
+              best = s[u];
+              to = d;
+            }
+          };
+          offer(i > 0, 1);
+          offer(i + 1 < n0, 2);
+          offer(j > 0, 3);
+          offer(j + 1 < n1, 4);
+          offer(k > 0, 5);
+          offer(k + 1 < n2, 6);
+          ascent[v] = to;
+          if (to == kRoot) roots[i].push_back(v);
+        }
+      }
+    }
+  });
+  std::vector<std::uint64_t> rootsIn(n0 + 1, 0);
+  for (std::size_t i = 0; i < n0; i++) rootsIn[i + 1] = rootsIn[i] + roots[i].size();
+  const std::uint64_t basins = rootsIn[n0];
+  if (basins >= std::uint64_t(std::numeric_limits<std::int32_t>::max()))
+    rangeError("image", "has more watershed basins than a 32-bit label can number");
+  // Basins numbered by their roots in raster order.
+  VoxelArray<std::int32_t> labels(voxels);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++) {
+      auto next = static_cast<std::int32_t>(rootsIn[i]);
+      for (std::uint64_t v : roots[i]) labels[v] = next++;
+      std::vector<std::uint64_t>().swap(roots[i]);
+    }
+  });
+  // Every other pore voxel walks up to its root, or to a voxel whose root is
+  // known: a voxel's label is written before its `done` bit (release), read
+  // after it (acquire), only by the thread whose planes hold it; the label a
+  // voxel gets is its root's whichever way it was found. Solid gets −1.
+  constexpr std::uint8_t kDone = 8;
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    const std::size_t lo = b * plane, hi = e * plane;
+    std::vector<std::size_t> path;
+    for (std::size_t v = lo; v < hi; v++) {
+      if ((v & 0xffff) == 0) checkCancel(cancel);
+      const std::uint8_t d = ascent[v];
+      if (d == kSolidVoxel) {
+        labels[v] = -1;
+        continue;
+      }
+      if (d == kRoot || (d & kDone)) continue;
+      path.assign(1, v);
+      std::size_t u = std::size_t(std::ptrdiff_t(v) + step[d]);
+      std::int32_t label;
+      for (;;) {
+        const std::uint8_t a = __atomic_load_n(&ascent[u], __ATOMIC_ACQUIRE);
+        if (a == kRoot) {
+          label = labels[u];  // written before this loop
+          break;
+        }
+        if (a & kDone) {
+          label = __atomic_load_n(&labels[u], __ATOMIC_RELAXED);
+          break;
+        }
+        if (u >= lo && u < hi) path.push_back(u);
+        u = std::size_t(std::ptrdiff_t(u) + step[a]);
+      }
+      for (std::size_t w : path) {
+        __atomic_store_n(&labels[w], label, __ATOMIC_RELAXED);
+        __atomic_store_n(&ascent[w], std::uint8_t(ascent[w] | kDone), __ATOMIC_RELEASE);
+      }
+    }
+  });
+  const double tBasins = seconds(t0);
+  // 2. Basin edges at their passes, per plane (with the plane after it),
+  //    each plane's list reduced, then all of them.
+  struct Edge {
+    std::uint64_t key;  // lower basin << 32 | higher basin
+    float pass;
+  };
+  auto reduce = [](std::vector<Edge>& edges) {
+    std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.key < y.key; });
+    std::size_t kept = 0;
+    for (std::size_t x = 0; x < edges.size(); x++) {
+      if (kept > 0 && edges[kept - 1].key == edges[x].key) {
+        edges[kept - 1].pass = std::max(edges[kept - 1].pass, edges[x].pass);
+      } else {
+        edges[kept++] = edges[x];
+      }
+    }
+    edges.resize(kept);
+  };
+  std::vector<std::vector<Edge>> perPlane(n0);
+  const std::vector<std::int32_t> none(n2, -1);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    std::vector<std::uint8_t> mask(n2);
+    for (std::size_t i = b; i < e; i++) {
+      checkCancel(cancel);
+      std::vector<Edge>& edges = perPlane[i];
+      // Most pairs repeat at once along a border: a small cache merges them.
+      constexpr std::size_t kCache = 64;
+      Edge cache[kCache];
+      for (Edge& c : cache) c = {~std::uint64_t(0), 0};
+      // Per row, which of the three forward neighbours lie in another basin
+      // (a branch-free pass the compiler vectorises), then only those.
+      for (std::size_t j = 0; j < n1; j++) {
+        const std::size_t row = i * plane + j * n2;
+        const std::int32_t* here = labels.data() + row;
+        const std::int32_t* across = j + 1 < n1 ? here + n2 : none.data();
+        const std::int32_t* below = i + 1 < n0 ? here + plane : none.data();
+        auto differs = [](std::int32_t a, std::int32_t b) { return std::uint8_t((a != b) & (b >= 0)); };
+        for (std::size_t k = 0; k + 1 < n2; k++) {
+          const std::int32_t lv = here[k];
+          mask[k] = std::uint8_t((lv >= 0) *
+                                 (differs(lv, here[k + 1]) | differs(lv, across[k]) << 1 | differs(lv, below[k]) << 2));
+        }
+        {
+          const std::int32_t lv = here[n2 - 1];
+          mask[n2 - 1] = std::uint8_t((lv >= 0) * (differs(lv, across[n2 - 1]) << 1 | differs(lv, below[n2 - 1]) << 2));
+        }
+        for (std::size_t k = 0; k < n2; k++) {
+          const std::uint8_t m = mask[k];
+          if (m == 0) continue;
+          const std::size_t v = row + k;
+          const std::int32_t lv = here[k];
+          auto join = [&](std::size_t u) {
+            const auto p = std::uint32_t(lv), q = std::uint32_t(labels[u]);
+            const std::uint64_t key = p < q ? (std::uint64_t(p) << 32 | q) : (std::uint64_t(q) << 32 | p);
+            const float pass = std::min(s[u], s[v]);
+            Edge& c = cache[(key * 0x9e3779b97f4a7c15ull) >> 58];
+            if (c.key == key) {
+              c.pass = std::max(c.pass, pass);
+            } else {
+              if (c.key != ~std::uint64_t(0)) edges.push_back(c);
+              c = {key, pass};
+            }
+          };
+          if (m & 1) join(v + 1);
+          if (m & 2) join(v + n2);
+          if (m & 4) join(v + plane);
+        }
+      }
+      for (const Edge& c : cache)
+        if (c.key != ~std::uint64_t(0)) edges.push_back(c);
+      reduce(edges);
+    }
+  });
+  std::vector<Edge> edges;
+  {
+    std::size_t total = 0;
+    for (const auto& p : perPlane) total += p.size();
+    edges.reserve(total);
+    for (auto& p : perPlane) {
+      edges.insert(edges.end(), p.begin(), p.end());
+      std::vector<Edge>().swap(p);
+    }
+  }
+  reduce(edges);
+  VoxelArray<std::uint8_t>().swap(ascent);
+  VoxelArray<float>().swap(smooth);
+  // The basin graph, both ways (CSR).
+  std::vector<std::uint64_t> first(basins + 1, 0);
+  for (const Edge& e : edges) {
+    first[(e.key >> 32) + 1]++;
+    first[(e.key & 0xffffffffu) + 1]++;
+  }
+  for (std::uint64_t x = 0; x < basins; x++) first[x + 1] += first[x];
+  std::vector<std::pair<std::uint32_t, float>> adjacent(2 * edges.size());
+  {
+    std::vector<std::uint64_t> at(first.begin(), first.end() - 1);
+    for (const Edge& e : edges) {
+      const auto p = std::uint32_t(e.key >> 32), q = std::uint32_t(e.key & 0xffffffffu);
+      adjacent[at[p]++] = {q, e.pass};
+      adjacent[at[q]++] = {p, e.pass};
+    }
+  }
+  std::vector<Edge>().swap(edges);
+  const double tEdges = seconds(t0);
+  // 3. The flood over the basin graph from the markers' basins.
+  std::vector<std::int32_t> basinLabel(basins, 0);
+  struct Reach {
+    float pass;
+    std::uint64_t age;
+    std::uint32_t basin;
+    std::int32_t label;
+  };
+  auto later = [](const Reach& x, const Reach& y) { return x.pass < y.pass || (x.pass == y.pass && x.age > y.age); };
+  std::vector<Reach> heap;
+  std::uint64_t age = 0;
+  auto spread = [&](std::uint32_t basin, std::int32_t label) {
+    for (std::uint64_t x = first[basin]; x < first[basin + 1]; x++) {
+      if (basinLabel[adjacent[x].first] != 0) continue;
+      heap.push_back({adjacent[x].second, age++, adjacent[x].first, label});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  };
+  for (const auto& [v, label] : markers) basinLabel[std::size_t(labels[v])] = label;
+  for (const auto& [v, label] : markers) spread(std::uint32_t(labels[v]), label);
+  std::size_t popped = 0;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Reach r = heap.back();
+    heap.pop_back();
+    if ((++popped & 0xffff) == 0) checkCancel(cancel);
+    if (basinLabel[r.basin] != 0) continue;
+    basinLabel[r.basin] = r.label;
+    spread(r.basin, r.label);
+  }
+  const double tFlood = seconds(t0);
+  // 4. Voxels take their basin's label (solid 0); orphans listed per plane.
+  PlaneLists orphans(n0);
+  forChunks(parallelFor, n0, 1, [&](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; i++)
+      for (std::size_t v = i * plane; v < (i + 1) * plane; v++) {
+        const std::int32_t l = labels[v];
+        labels[v] = l < 0 ? 0 : basinLabel[std::size_t(l)];
+        if (l >= 0 && labels[v] == 0) orphans[i].push_back(v);
+      }
+  });
+  const std::size_t orphanComponents = labelOrphans(labels, dt, o, std::move(orphans), parallelFor, cancel);
+  if (std::getenv("PNM_DEBUG"))
+    std::fprintf(stderr,
+                 "watershed: %llu basins, %zu edges, %zu orphan components; basins %.3f s, edges %.3f, flood %.3f, "
+                 "labels %.3f\n",
+                 static_cast<unsigned long long>(basins), adjacent.size() / 2, orphanComponents, tBasins,
+                 tEdges - tBasins, tFlood - tEdges, seconds(t0) - tFlood);
   return labels;
 }
 
@@ -1006,14 +1330,17 @@ Network extract(std::vector<std::uint8_t>&& solid, const ExtractOptions& options
 
   stage(0);
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<float> dt(voxels);
+  VoxelArray<float> dt(voxels);
   distanceTransform(solid.data(), shape, dt.data(), options.parallelFor);
   std::vector<std::uint8_t>().swap(solid);
   rep.distanceTransform = seconds(t0);
 
   stage(1);
   t0 = std::chrono::steady_clock::now();
-  std::vector<float> smooth(dt);
+  VoxelArray<float> smooth(voxels);
+  forChunks(options.parallelFor, voxels, std::size_t(1) << 20, [&](std::size_t b, std::size_t e, unsigned) {
+    std::copy(dt.begin() + std::ptrdiff_t(b), dt.begin() + std::ptrdiff_t(e), smooth.begin() + std::ptrdiff_t(b));
+  });
   gaussianSmooth(smooth.data(), shape, options.sigma, options.parallelFor);
   rep.smoothing = seconds(t0);
 
@@ -1106,7 +1433,9 @@ Network extract(std::vector<std::uint8_t>&& solid, const ExtractOptions& options
 
   stage(3);
   t0 = std::chrono::steady_clock::now();
-  std::vector<std::int32_t> labels = watershed(smooth, dt.data(), markerVoxels, o, options.parallelFor, options.cancel);
+  VoxelArray<std::int32_t> labels =
+      options.priorityFlood ? watershed(smooth, dt.data(), markerVoxels, o, options.parallelFor, options.cancel)
+                            : watershedBasins(smooth, dt.data(), markerVoxels, o, options.parallelFor, options.cancel);
   rep.watershed = seconds(t0);
 
   stage(4);

@@ -23,6 +23,7 @@ struct ExtractOptions {
   double sigma = 0.4;                ///< Gaussian smoothing of the distance (voxels); 0: none
   int rMax = 4;                      ///< radius of the maximum filter's ball (voxels)
   std::array<bool, 6> boundaries{};  ///< boundary pores on these faces (see network.hpp)
+  bool priorityFlood = false;        ///< watershed voxel by voxel in scikit-image's order (one thread)
   ParallelFor parallelFor;           ///< empty: serial
   unsigned workers = 1;              ///< per-worker scratch slots parallelFor may use
   const std::atomic<bool>* cancel = nullptr;

@@ -8,10 +8,38 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <peclet/thread_pool.hpp>
+#include <utility>
 #include <vector>
 
 namespace peclet::pnm {
+
+/// An allocator whose value-less construct leaves the element uninitialised:
+/// an image-sized buffer is then first written (and its pages first touched)
+/// by the parallel loop that fills it, not zeroed on one thread beforehand.
+template <typename T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <typename U>
+  UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// An image-sized array of T, uninitialised when sized (see UninitialisedAllocator).
+template <typename T>
+using VoxelArray = std::vector<T, UninitialisedAllocator<T>>;
 
 /// Runs a parallel loop over `count` chunks (see peclet::lendPool).
 using ParallelFor = std::function<void(std::size_t count, const peclet::ParallelBody& body)>;
@@ -65,7 +93,7 @@ struct Network {
   std::vector<double> throatDirectLength;
 
   /// Region label per voxel (0 in solid), C order over `shape`.
-  std::vector<std::int32_t> regions;
+  VoxelArray<std::int32_t> regions;
 
   std::size_t poreCount() const noexcept { return volume.size(); }
   std::size_t throatCount() const noexcept { return conns.size() / 2; }

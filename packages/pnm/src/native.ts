@@ -117,6 +117,8 @@ export interface NativeExtractOptions {
   sigma: number;
   rMax: number;
   boundaries: boolean[];
+  /** 0: basins, 1: priority flood */
+  watershed: number;
   threads: number;
 }
 

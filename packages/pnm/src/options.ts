@@ -53,7 +53,10 @@ export interface ExtractSettings {
   readonly native: NativeExtractOptions;
 }
 
-export const EXTRACT_KEYS = ['sigma', 'rMax', 'boundaries', 'threads'] as const;
+export const EXTRACT_KEYS = ['sigma', 'rMax', 'boundaries', 'watershed', 'threads'] as const;
+
+/** The watershed algorithms of {@link extract} (the first is the default). */
+export const WATERSHEDS = ['basins', 'priority-flood'] as const;
 export const ASYNC_KEYS = [...EXTRACT_KEYS, 'signal', 'onProgress', 'progressInterval'] as const;
 
 /**
@@ -71,6 +74,7 @@ export function readExtract(image: unknown, options: unknown, async: boolean): E
       sigma: readNumber(o.sigma, 'sigma', { min: 0, max: 100, fallback: 0.4 }),
       rMax: readInteger(o.rMax, 'rMax', { min: 1, max: 64, fallback: 4 }),
       boundaries: readBoundaries(o.boundaries),
+      watershed: WATERSHEDS.indexOf(readEnum(o.watershed, 'watershed', WATERSHEDS, 'basins')),
       threads: readInteger(o.threads, 'threads', { min: 0, max: MAX_THREADS, fallback: 0 }),
     },
   };

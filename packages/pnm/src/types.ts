@@ -17,6 +17,13 @@ export interface ExtractOptions {
    * touches the face; flow and drainage need them on the faces of their axis.
    */
   boundaries?: boolean | Axis[];
+  /**
+   * The marker-based watershed: `'basins'` (default) floods the graph of the steepest-ascent
+   * basins of the smoothed distance from the markers, on every thread, with the same labels on
+   * any number of threads; `'priority-flood'` floods voxel by voxel in scikit-image's order (the
+   * regions PoreSpy's snow2 gets), on one thread.
+   */
+  watershed?: 'basins' | 'priority-flood';
   /** Threads (0: the module's pool, sized by `cpuBudget()`). */
   threads?: number;
 }

@@ -266,6 +266,16 @@ const extractValues = {
     1: no(1),
     undefined: ok(undefined),
   },
+  watershed: {
+    "'basins'": ok('basins'),
+    "'priority-flood'": ok('priority-flood'),
+    "'flood'": no('flood'),
+    "'Basins'": no('Basins'),
+    "''": no(''),
+    1: no(1),
+    null: no(null),
+    undefined: ok(undefined),
+  },
   threads: Object.fromEntries(
     Object.entries(threadCounts).map(([k, v]) => {
       const x = v();

@@ -26,6 +26,7 @@ export interface ExtractFlags extends ImageFlags {
   boundaries?: string;
   sigma?: string;
   rMax?: string;
+  watershed?: 'basins' | 'priority-flood';
   conductance: NetworkPermeability['conductance'];
   threads?: string;
   out?: string;
@@ -60,6 +61,7 @@ export async function extractCommand(path: string, flags: ExtractFlags, context:
     boundaries,
     ...(flags.sigma !== undefined ? { sigma: readNonNegativeFlag(flags.sigma, '--sigma', command) } : {}),
     ...(flags.rMax !== undefined ? { rMax: readIntegerFlag(flags.rMax, '--r-max', command, 1, 1000) } : {}),
+    ...(flags.watershed !== undefined ? { watershed: flags.watershed } : {}),
     ...(flags.threads !== undefined
       ? { threads: readIntegerFlag(flags.threads, '--threads', command, 1, 65_536) }
       : {}),

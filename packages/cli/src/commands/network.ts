@@ -28,6 +28,7 @@ export interface ExtractSettings {
   boundaries: boolean | Axis[];
   sigma?: number;
   rMax?: number;
+  watershed?: 'basins' | 'priority-flood';
   threads?: number;
 }
 
@@ -35,6 +36,7 @@ export interface ExtractSettings {
 const extractFlags = {
   sigma: '--sigma',
   rMax: '--r-max',
+  watershed: '--watershed',
   boundaries: '--boundaries',
   threads: '--threads',
   voxelSize: '--voxel-size',

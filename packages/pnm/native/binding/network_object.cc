@@ -158,6 +158,7 @@ Request readRequest(const Napi::CallbackInfo& info) {
     for (uint32_t f = 0; f < 6 && f < faces.As<Napi::Array>().Length(); f++)
       r.options.boundaries[f] = faces.As<Napi::Array>().Get(f).ToBoolean().Value();
   }
+  r.options.priorityFlood = number(o, "watershed") == 1;
   const double threads = number(o, "threads");
   r.threads = threads >= 0 && std::isfinite(threads) ? static_cast<unsigned>(threads) : 0;
   return r;
