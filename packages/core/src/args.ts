@@ -75,17 +75,93 @@ export function describeValue(value: unknown): string {
   }
 }
 
+/** Options of {@link readOptions}. */
+export interface ReadOptionsSettings {
+  /** `undefined` for the whole object reads as an object with every key `undefined`. */
+  readonly optional?: boolean;
+  /**
+   * Own keys other than `keys` are left unread instead of refused: only for records that carry
+   * data beside the fields read (an image from a reader, an environment), never for options.
+   */
+  readonly open?: boolean;
+}
+
+/**
+ * Options that some packages take and others do not yet, and where they are taken: an options
+ * object that holds one where it is not an option is refused with this note, not ignored (a
+ * script launched under `mpirun` must not compute the same run on every rank without a word).
+ */
+const TAKEN_ELSEWHERE: Readonly<Record<string, string>> = {
+  mpi: "MPI is taken by @peclet/flow's Lattice and permeability() only",
+};
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions), case-insensitive. */
+function editDistance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  const rows: number[][] = [];
+  for (let i = 0; i <= x.length; i++) {
+    const row = new Array<number>(y.length + 1).fill(0);
+    row[0] = i;
+    rows.push(row);
+  }
+  const first = rows[0] as number[];
+  for (let j = 0; j <= y.length; j++) first[j] = j;
+  for (let i = 1; i <= x.length; i++) {
+    const row = rows[i] as number[];
+    const above = rows[i - 1] as number[];
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      let d = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) {
+        d = Math.min(d, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      }
+      row[j] = d;
+    }
+  }
+  return (rows[x.length] as number[])[y.length] as number;
+}
+
+/**
+ * The known key a misspelt `key` most likely meant: the nearest by edit distance (case ignored)
+ * within 2 edits and at most half the key's length, the first of equals; undefined when none is.
+ */
+export function closestKey(key: string, keys: readonly string[]): string | undefined {
+  if (typeof key !== 'string') fail('type', 'key', `must be a string, got ${describeValue(key)}`);
+  if (!Array.isArray(keys)) fail('type', 'keys', `must be an array of strings, got ${describeValue(keys)}`);
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const known of keys) {
+    if (typeof known !== 'string') fail('type', 'keys', `must hold strings, got ${describeValue(known)}`);
+    // The distance is at least the difference in length: only near lengths are compared.
+    if (Math.abs(known.length - key.length) > 2) continue;
+    const d = editDistance(key, known);
+    if (d < bestDistance) {
+      best = known;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= 2 && bestDistance <= Math.floor(key.length / 2) ? best : undefined;
+}
+
 /**
  * Reads `keys` of an options object, each exactly once, into a plain object. `undefined` (and,
  * with `optional`, a missing options object) gives all keys `undefined`. Anything else that is
- * not an object is a TypeError naming `argument`. A getter that throws propagates its error.
+ * not an object is a TypeError naming `argument`. An own enumerable key that is not in `keys` is
+ * a TypeError naming `<argument>.<key>`, with the nearest known key when one is near (`did you
+ * mean 'periodic'?`) or where it is taken when another package takes it, unless `open`. A getter
+ * that throws propagates its error.
  */
 export function readOptions<K extends string>(
   value: unknown,
   argument: string,
   keys: readonly K[],
-  { optional = false }: { optional?: boolean } = {},
+  settings: ReadOptionsSettings = {},
 ): Record<K, unknown> {
+  if (settings !== undefined && Object.keys(settings).some((k) => k !== 'optional' && k !== 'open')) {
+    readOptions(settings, 'settings', ['optional', 'open']);
+  }
+  const { optional = false, open = false } = settings ?? {};
   const out = Object.create(null) as Record<K, unknown>;
   if (value === undefined && optional) {
     for (const key of keys) out[key] = undefined;
@@ -95,8 +171,28 @@ export function readOptions<K extends string>(
     fail('type', argument, `must be an options object, got ${describeValue(value)}`);
   }
   const source = value as Record<string, unknown>;
+  if (!open) {
+    const known = keys as readonly string[];
+    for (const key of Object.keys(source)) {
+      if (known.includes(key)) continue;
+      const path = `${argument}.${key.length > 60 ? `${key.slice(0, 60)}…` : key}`;
+      const elsewhere = Object.hasOwn(TAKEN_ELSEWHERE, key) ? TAKEN_ELSEWHERE[key] : undefined;
+      if (elsewhere !== undefined) fail('type', path, `is not an option here: ${elsewhere}`);
+      const near = closestKey(key, known);
+      const list = known.length > 0 ? `the options are ${known.join(', ')}` : 'it takes no options';
+      fail('type', path, `is not an option${near === undefined ? '' : `; did you mean '${near}'?`} (${list})`);
+    }
+  }
   for (const key of keys) out[key] = source[key];
   return out;
+}
+
+/**
+ * Checks the keys of a reader's own settings object (`range`, `shape`, ...) the way
+ * {@link readOptions} checks options: a misspelt setting would silently loosen a check.
+ */
+function checkSettings(settings: object | undefined, argument: string, keys: readonly string[]): void {
+  if (settings !== undefined) readOptions(settings, argument, keys);
 }
 
 /** Options of {@link readNumber}. */
@@ -129,11 +225,14 @@ function rangeText(r: NumberRange): string {
   return parts.length > 0 ? `${what} ${parts.join(' and ')}` : what;
 }
 
+const NUMBER_RANGE_KEYS = ['min', 'max', 'above', 'below', 'integer', 'fallback', 'infinite', 'unit'] as const;
+
 /**
  * A number: TypeError when it is not a number (or absent without a fallback), RangeError when it
  * is NaN, infinite (unless `infinite`), not whole (with `integer`) or out of range.
  */
 export function readNumber(value: unknown, argument: string, range: NumberRange = {}): number {
+  checkSettings(range, 'range', NUMBER_RANGE_KEYS);
   if (value === undefined && range.fallback !== undefined) return range.fallback;
   if (typeof value !== 'number') {
     fail(
@@ -164,8 +263,10 @@ export function readNumber(value: unknown, argument: string, range: NumberRange 
 export function readInteger(
   value: unknown,
   argument: string,
-  { min = 0, max = Number.MAX_SAFE_INTEGER, fallback }: { min?: number; max?: number; fallback?: number } = {},
+  range: { min?: number; max?: number; fallback?: number } = {},
 ): number {
+  checkSettings(range, 'range', ['min', 'max', 'fallback']);
+  const { min = 0, max = Number.MAX_SAFE_INTEGER, fallback } = range;
   return readNumber(value, argument, { min, max, integer: true, fallback });
 }
 
@@ -205,11 +306,10 @@ function readList(value: unknown, argument: string, count: number, what: string)
 export function readVector3(
   value: unknown,
   argument: string,
-  {
-    fallback,
-    maxMagnitude,
-  }: { fallback?: readonly [number, number, number] | undefined; maxMagnitude?: number | undefined } = {},
+  options: { fallback?: readonly [number, number, number] | undefined; maxMagnitude?: number | undefined } = {},
 ): [number, number, number] {
+  checkSettings(options, 'options', ['fallback', 'maxMagnitude']);
+  const { fallback, maxMagnitude } = options;
   if (value === undefined && fallback !== undefined) return [fallback[0], fallback[1], fallback[2]];
   const list = readList(value, argument, 3, '[x, y, z]');
   const out = list.map((x, i) => {
@@ -269,6 +369,7 @@ export function isDetached(view: ArrayBufferView): boolean {
  * with its index — checked on the copy, so a concurrent writer cannot slip one in after the check.
  */
 export function readFloat64Array(value: unknown, argument: string, shape: Float64ArrayShape = {}): Float64Array {
+  checkSettings(shape, 'shape', ['length', 'multipleOf', 'arrays', 'finite', 'maxLength']);
   let copy: Float64Array;
   // ArrayBuffer.isView: a Proxy of a Float64Array passes instanceof but is no typed array.
   if (value instanceof Float64Array && ArrayBuffer.isView(value)) {
@@ -337,8 +438,10 @@ export interface BoxValue {
 export function readBox(
   value: unknown,
   argument: string,
-  { maxExtent, maxMagnitude }: { maxExtent?: number | undefined; maxMagnitude?: number | undefined } = {},
+  limits: { maxExtent?: number | undefined; maxMagnitude?: number | undefined } = {},
 ): BoxValue {
+  checkSettings(limits, 'limits', ['maxExtent', 'maxMagnitude']);
+  const { maxExtent, maxMagnitude } = limits;
   const o = readOptions(value, argument, ['min', 'max']);
   const min = readVector3(o.min, `${argument}.min`, { maxMagnitude });
   const max = readVector3(o.max, `${argument}.max`, { maxMagnitude });

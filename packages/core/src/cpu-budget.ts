@@ -68,7 +68,7 @@ export function cpuBudgetDetails(options: CpuBudgetOptions = {}): CpuBudget {
 
 // An environment object read once: only the two variables are looked at.
 function readEnv(value: unknown): Record<string, string | undefined> {
-  const o = readOptions(value, 'options.env', ['PECLET_NUM_THREADS', 'OMP_NUM_THREADS']);
+  const o = readOptions(value, 'options.env', ['PECLET_NUM_THREADS', 'OMP_NUM_THREADS'], { open: true });
   const out: Record<string, string | undefined> = {};
   for (const name of ['PECLET_NUM_THREADS', 'OMP_NUM_THREADS'] as const) {
     const v = o[name];

@@ -131,6 +131,7 @@ export class PecletModule {
   readonly #onFinalized: ((reason: FinalizeReason, exitCode: number | undefined) => void) | undefined;
 
   constructor(options: ModuleOptions) {
+    readOptions(options, 'options', ['name', 'native', 'executionSpace', 'threads', 'hostsOthers', 'onFinalized']);
     if (typeof options?.name !== 'string' || options.name === '') {
       throw new TypeError('defineModule(options): options.name must be a non-empty string');
     }

@@ -156,7 +156,7 @@ export async function writePng(
   options: WritePngOptions = {},
 ): Promise<void> {
   const file = readPath(path);
-  const im = readOptions(image, 'image', ['data', 'width', 'height']);
+  const im = readOptions(image, 'image', ['data', 'width', 'height'], { open: true });
   const width = readInteger(im.width, 'image.width', { min: 1, max: 2 ** 31 - 1 });
   const height = readInteger(im.height, 'image.height', { min: 1, max: 2 ** 31 - 1 });
   const pixels = width * height;

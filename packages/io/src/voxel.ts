@@ -64,7 +64,7 @@ export function readVoxelSize(value: unknown, argument: string): number {
  * ```
  */
 export function checkVoxelImage(image: unknown, argument = 'image'): VoxelImage {
-  const o = readOptions(image, argument, ['solid', 'shape', 'voxelSize']);
+  const o = readOptions(image, argument, ['solid', 'shape', 'voxelSize'], { open: true });
   const solid = o.solid;
   if (!(solid instanceof Uint8Array) || !ArrayBuffer.isView(solid)) {
     fail('type', `${argument}.solid`, `must be a Uint8Array, got ${describeValue(solid)}`);

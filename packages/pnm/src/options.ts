@@ -90,7 +90,7 @@ export function readExtract(image: unknown, options: unknown, async: boolean): E
 
 /** The image's solid array (not copied: the addon copies it), shape and voxel size, checked. */
 function readImage(image: unknown): { solid: Uint8Array; shape: [number, number, number]; voxelSize: number } {
-  const im = readOptions(image, 'image', ['solid', 'shape', 'voxelSize']);
+  const im = readOptions(image, 'image', ['solid', 'shape', 'voxelSize'], { open: true });
   const solid = im.solid;
   if (!(solid instanceof Uint8Array) || !ArrayBuffer.isView(solid)) {
     fail('type', 'image.solid', 'must be a Uint8Array (1 = solid, 0 = pore)');

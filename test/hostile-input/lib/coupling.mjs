@@ -322,8 +322,8 @@ const optionValues = {
     '{}': { v: () => ({}) },
     null: { v: () => null, bad: true },
     "'fast'": { v: () => 'fast', bad: true },
-    // Unknown keys are ignored (core's readOptions), as by every package.
-    '{ steps: 2 } (unknown key)': { v: () => ({ steps: 2 }) },
+    // An unknown key is a TypeError naming it (core's readOptions), as in every package.
+    '{ steps: 2 } (unknown key)': { v: () => ({ steps: 2 }), bad: true },
   },
   selfCorrection: {
     true: { v: () => true },
@@ -527,8 +527,8 @@ export const couplingTargets = {
       if (plan.options === 'unknown key') options.bogus = 1;
       if (plan.options === 'fluid null') options.fluid = null;
       const argument = plan.options === 'null' ? null : plan.options === 'a number' ? 5 : options;
-      // Unknown keys are ignored (core's readOptions).
-      const valid = plan.options === 'object' || plan.options === 'unknown key';
+      // An unknown key is a TypeError naming it (core's readOptions).
+      const valid = plan.options === 'object';
       const bad = (entry.bad && plan.options !== 'fluid null') || !valid;
       // A Proxy or a bare prototype has no private state: hashed only when it is a live Simulation.
       const positionsOf = () => {
@@ -728,7 +728,7 @@ export const couplingTargets = {
       const pi = options.progressInterval;
       const validInterval = pi === undefined || (typeof pi === 'number' && pi > 0 && pi <= 60000);
       const bad =
-        !(plan.options === 'object' || plan.options === 'unknown key') ||
+        plan.options !== 'object' ||
         !validWhat ||
         !validInterval ||
         plan.signal === 'not a signal' ||

@@ -628,7 +628,9 @@ export const flowTargets = {
           get: (t, k) => (k === 'bodyForce' && reads++ > 0 ? [Number.NaN, 0, 0] : t[k]),
         });
       }
-      const bad = (entry.bad && plan.options !== 'getter throwing') || plan.options === 'null';
+      // An unknown key is a TypeError naming it (core's readOptions).
+      const bad =
+        (entry.bad && plan.options !== 'getter throwing') || plan.options === 'null' || plan.options === 'unknown key';
       const result = await h.call(
         `new Lattice({ ${plan.field}: ${plan.value} }) (${plan.options})`,
         () => new flow.Lattice(options),
@@ -1081,7 +1083,7 @@ export const flowTargets = {
       const argument = plan.options === 'null' ? null : plan.options === 'a number' ? 5 : options;
       const ok = (x, test) => x === undefined || test(x);
       const validOptions =
-        (plan.options === 'object' || plan.options === 'unknown key') &&
+        plan.options === 'object' &&
         ok(options.axis, (a) => ['x', 'y', 'z', 0, 1, 2].includes(a)) &&
         ok(options.drive, (d) => d === 'body-force' || d === 'pressure') &&
         ok(options.buffer, (b) => Number.isInteger(b) && b >= 0 && b <= 1000) &&

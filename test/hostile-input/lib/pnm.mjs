@@ -304,6 +304,8 @@ function contain(options, container, key) {
   if (container === 'a number') return 5;
   if (container === 'an array') return [options];
   if (container === 'unknown key') return { ...options, bogus: 1 };
+  // The plan's key with its first two letters swapped ('sigma' → 'isgma'), beside the key itself.
+  if (container === 'misspelt key') return { ...options, [`${key[1]}${key[0]}${key.slice(2)}`]: 1 };
   if (container === 'a Proxy') return new Proxy(options, {});
   if (container === 'getter throwing') {
     const o = { ...options };
@@ -317,7 +319,8 @@ function contain(options, container, key) {
   }
   return options;
 }
-const badContainers = new Set(['null', 'a number', 'an array']);
+// An unknown key is a TypeError naming it (core's readOptions), as a wrong container is.
+const badContainers = new Set(['null', 'a number', 'an array', 'unknown key', 'misspelt key']);
 
 // ---- what the API must give ----------------------------------------------------------------------
 
@@ -497,6 +500,7 @@ const containers = [
   'a number',
   'an array',
   'unknown key',
+  'misspelt key',
   'a Proxy',
   'getter throwing',
 ];
@@ -3284,7 +3288,7 @@ export const pnmTargets = {
         'mutate the image after the call',
         'extract() at once',
       ]),
-      options: r.pick([...Array(8).fill('object'), 'null', 'a number', 'unknown key', 'a Proxy']),
+      options: r.pick([...Array(8).fill('object'), 'null', 'a number', 'unknown key', 'misspelt key', 'a Proxy']),
     }),
     exec: extractAsyncExec,
   },

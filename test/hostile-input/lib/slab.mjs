@@ -351,7 +351,8 @@ const slabOptions = {
   '{}': { v: () => ({}) },
   '{ weights }': { v: (w) => ({ weights: w }), weights: true },
   '{ weights: undefined }': { v: () => ({ weights: undefined }) },
-  '{ weights, bogus: 1 }': { v: (w) => ({ weights: w, bogus: 1 }), weights: true },
+  // An unknown key is a TypeError naming it (core's readOptions).
+  '{ weights, bogus: 1 }': { v: (w) => ({ weights: w, bogus: 1 }), weights: true, bad: true },
   'a getter weights': {
     v: (w) => ({
       get weights() {
@@ -537,7 +538,7 @@ const latticeOptions = {
   'threads 0': { v: (o) => ({ ...o, threads: 0 }), mpi: 'threads', plain: 'threads' },
   'mpi as a getter': { getter: true, mpi: 'mpi' },
   'the options a Proxy': { v: (o) => new Proxy(o, {}), proxy: true },
-  'an unknown key': { v: (o) => ({ ...o, bogus: 1 }) },
+  'an unknown key': { v: (o) => ({ ...o, bogus: 1 }), mpi: 'options.bogus', plain: 'options.bogus' },
 };
 
 /** Hostile values of the members' arguments (the `value` of a plan). */
