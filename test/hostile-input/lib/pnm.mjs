@@ -1007,10 +1007,11 @@ const capillary = {
   },
 };
 solverValues.drainage = capillary;
-// invasionPercolation does not read `pressures`: every value of it is ignored.
+// invasionPercolation does not take `pressures`: the key is an error whatever its value
+// (core's readOptions), named `options.pressures`.
 solverValues.invasionPercolation = {
   ...capillary,
-  pressures: Object.fromEntries(Object.entries(capillary.pressures).map(([k, e]) => [k, { v: e.v }])),
+  pressures: Object.fromEntries(Object.entries(capillary.pressures).map(([k, e]) => [k, { v: e.v, bad: true }])),
 };
 
 /** Writes into the zero-copy arrays: `names` the array a solver's RangeError must name; `harmless`: no solver reads it. */
@@ -1914,7 +1915,7 @@ const statisticsOptions = {
   '{ bins: 1 }': { args: () => [{ bins: 1 }], bins: 1 },
   '{ bins: 7 }': { args: () => [{ bins: 7 }], bins: 7 },
   '{ bins: 10000 }': { args: () => [{ bins: 10_000 }], bins: 10_000 },
-  '{ bins: 7, unknown: 1 }': { args: () => [{ bins: 7, unknown: 1 }], bins: 7 },
+  '{ bins: 7, unknown: 1 }': { args: () => [{ bins: 7, unknown: 1 }], bad: 'options.unknown' },
   'a Proxy of { bins: 3 }': { args: () => [new Proxy({ bins: 3 }, {})], bins: 3 },
   'a frozen { bins: 4 }': { args: () => [Object.freeze({ bins: 4 })], bins: 4 },
   'bins 6 on the prototype': { args: () => [Object.create({ bins: 6 })], bins: 6 },
