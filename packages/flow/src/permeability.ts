@@ -262,6 +262,15 @@ async function solve(
 /** The checked arguments of permeability() and this rank's part of the lattice. */
 function prepare(image: VoxelImage, options: PermeabilityOptions, mpi: Mpi | undefined) {
   const checked = checkVoxelImage(image, 'image');
+  // h² and h³ scale the answer: beyond this range they leave the doubles, and a permeability of
+  // 0 or Infinity would come back converged (pnm refuses the same range).
+  if (!(checked.voxelSize >= 1e-12 && checked.voxelSize <= 1e3)) {
+    fail(
+      'range',
+      'image.voxelSize',
+      `must lie in [1e-12, 1e3] m (the permeability scales with its square and would leave the range of doubles), got ${checked.voxelSize}`,
+    );
+  }
   const o = readOptions(
     options,
     'options',

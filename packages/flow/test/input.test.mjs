@@ -111,6 +111,10 @@ describe('bad input', () => {
     await assert.rejects(permeability(open, { tolerance: Number.NaN }), named(RangeError, 'tolerance'));
     await assert.rejects(permeability(open, { drive: 'pressure', buffer: 0 }), named(RangeError, 'buffer'));
     await assert.rejects(permeability({ ...open, voxelSize: 0 }), named(RangeError, 'image.voxelSize'));
+    // Outside [1e-12, 1e3] m the answer (∝ h²) was 0 or Infinity, converged: now a RangeError.
+    for (const voxelSize of [1e-300, 5e-324, 1e-13, 1e4, 1e300]) {
+      await assert.rejects(permeability({ ...open, voxelSize }), named(RangeError, 'image.voxelSize'));
+    }
     await assert.rejects(permeability({ ...open, shape: [6, 6, 5] }), (e) => e instanceof RangeError);
   });
 

@@ -1,8 +1,36 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeValue, fail } from '@peclet/core';
+
+/**
+ * Opens `file` for reading, refusing anything but a regular file (a TypeError naming `path`):
+ * opened without blocking, so that a FIFO, whose plain open waits for a writer for ever, is
+ * refused as a directory or a device is, and checked on the open descriptor, not before it.
+ */
+export async function openRegularFile(file: string): Promise<FileHandle> {
+  const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      const kind = stats.isDirectory()
+        ? 'a directory'
+        : stats.isFIFO()
+          ? 'a FIFO'
+          : stats.isCharacterDevice() || stats.isBlockDevice()
+            ? 'a device'
+            : stats.isSocket()
+              ? 'a socket'
+              : 'not a regular file';
+      fail('type', 'path', `must name a regular file, ${file} is ${kind}`);
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
 
 /** Reads a file path: a non-empty string without NUL. */
 export function readPath(value: unknown, argument = 'path'): string {

@@ -1,8 +1,8 @@
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { describeValue, fail, readOptions } from '@peclet/core';
 import { unzipSync } from 'fflate';
-import { readPath } from './atomic.js';
+import { openRegularFile, readPath } from './atomic.js';
 import { type ElementLayout, SolidWriter, streamElements } from './decode.js';
 import { checkMemory, FileFormatError } from './errors.js';
 import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
@@ -118,10 +118,9 @@ function parseHeader(prefix: Uint8Array, file: string, totalBytes: number): NpyH
 }
 
 async function readNpyFile(file: string, voxelSize: number, rule: SolidRule): Promise<VoxelImage> {
-  const handle = await open(file, 'r');
+  const handle = await openRegularFile(file);
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) fail('type', 'path', `must name a file, ${file} is not one`);
     const head = new Uint8Array(Math.min(stats.size, 12));
     await handle.read(head, 0, head.length, 0);
     const { start, length } = preamble(head, file);
@@ -170,11 +169,10 @@ function zipEntries(zip: Uint8Array, file: string) {
 }
 
 async function readNpzFile(file: string, key: string | undefined, voxelSize: number, rule: SolidRule) {
-  const handle = await open(file, 'r');
+  const handle = await openRegularFile(file);
   let zip: Uint8Array;
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) fail('type', 'path', `must name a file, ${file} is not one`);
     checkMemory(stats.size, 'path', `reading ${file}`);
     zip = await readFile(handle);
   } finally {

@@ -1,6 +1,5 @@
-import { open } from 'node:fs/promises';
 import { fail, readBoolean, readEnum, readInteger, readOptions } from '@peclet/core';
-import { readPath } from './atomic.js';
+import { openRegularFile, readPath } from './atomic.js';
 import { type ElementLayout, SolidWriter, streamElements } from './decode.js';
 import { allocateBytes, checkMemory, FileFormatError } from './errors.js';
 import { readShape, readVoxelSize, type Shape3, type VoxelImage, voxelCount } from './voxel.js';
@@ -101,10 +100,9 @@ export async function readRaw(path: string, options: ReadRawOptions): Promise<Vo
   const part: Shape3 = [planes.count, shape[1], shape[2]];
   const count = voxelCount(part);
   const position = planes.start * shape[1] * shape[2] * itemSize;
-  const handle = await open(file, 'r');
+  const handle = await openRegularFile(file);
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) fail('type', 'path', `must name a file, ${file} is not one`);
     if (stats.size !== expected) {
       fail(
         'range',

@@ -1,6 +1,6 @@
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { fail, readOptions } from '@peclet/core';
-import { readPath } from './atomic.js';
+import { openRegularFile, readPath } from './atomic.js';
 import { checkMemory, FileFormatError } from './errors.js';
 import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
 import { readVoxelSize, type Shape3, type VoxelImage } from './voxel.js';
@@ -125,11 +125,10 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
   const o = readOptions(options, 'options', ['voxelSize', 'solid']);
   const voxelSize = readVoxelSize(o.voxelSize, 'voxelSize');
   const rule = readSolidRule(o.solid);
-  const handle = await open(file, 'r');
+  const handle = await openRegularFile(file);
   let bytes: Uint8Array;
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) fail('type', 'path', `must name a file, ${file} is not one`);
     checkMemory(stats.size, 'path', `reading ${file}`);
     bytes = await readFile(handle);
   } finally {

@@ -1,6 +1,7 @@
 // VoxelImage helpers, and bad input for every function: a TypeError or RangeError whose message
 // starts with the argument it names (`.argument`), never a crash or a silent success.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -161,4 +162,34 @@ describe('bad input', () => {
       'image.data',
     );
   });
+});
+
+describe('special files', () => {
+  // A FIFO's plain open() waits for a writer for ever: every reader must refuse it at once, as it
+  // refuses a directory or a character device, naming `path`.
+  const fifo = join(dir, 'pipe.raw');
+  execFileSync('mkfifo', [fifo]);
+  const cases = {
+    'readRaw of a FIFO': () => readRaw(fifo, { shape: [2, 2, 2], voxelSize: 1e-6 }),
+    'readNpy of a FIFO': () => readNpy(fifo, { voxelSize: 1e-6 }),
+    'readNpy of a FIFO named .npz': () => readNpy(join(dir, 'pipe.npz'), { voxelSize: 1e-6 }),
+    'readTiff of a FIFO': () => readTiff(join(dir, 'pipe.tif'), { voxelSize: 1e-6 }),
+    'readImage of a FIFO': () => readImage(fifo, { shape: [2, 2, 2], voxelSize: 1e-6 }),
+    'readRaw of /dev/zero': () => readRaw('/dev/zero', { shape: [2, 2, 2], voxelSize: 1e-6 }),
+    'readRaw of a directory': () => readRaw(dir, { shape: [2, 2, 2], voxelSize: 1e-6 }),
+  };
+  execFileSync('mkfifo', [join(dir, 'pipe.npz'), join(dir, 'pipe.tif')]);
+  for (const [name, read] of Object.entries(cases)) {
+    it(`${name} is a TypeError naming path, at once`, async () => {
+      let timer;
+      const hang = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${name}: still waiting after 5 s`)), 5000);
+      });
+      try {
+        await Promise.race([throwsNaming(read, TypeError, 'path', /regular file/), hang]);
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+  }
 });
