@@ -41,8 +41,29 @@ export function readPath(value: unknown, argument = 'path'): string {
 }
 
 /** The temp file beside `path`: `.<name>.<pid>.<random>.tmp` in the same directory. */
+/** The longest file name (bytes) the common file systems take (NAME_MAX on Linux, macOS). */
+const NAME_MAX = 255;
+
+/**
+ * A temporary name beside `path`: `.<name>.<pid>.<random>.tmp`, the name cut (at a character,
+ * not inside one) so that the whole stays within NAME_MAX bytes: a target whose own name is
+ * close to the limit must not fail because its temporary name is longer.
+ */
 function tempPathOf(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const suffix = `.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const room = NAME_MAX - 1 - Buffer.byteLength(suffix);
+  let name = basename(path);
+  if (Buffer.byteLength(name) > room) {
+    let bytes = 0;
+    let cut = '';
+    for (const c of name) {
+      bytes += Buffer.byteLength(c);
+      if (bytes > room) break;
+      cut += c;
+    }
+    name = cut;
+  }
+  return join(dirname(path), `.${name}${suffix}`);
 }
 
 async function fsyncFile(path: string): Promise<void> {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { writeAtomically, writeAtomicallySync, writeVti } from '../dist/index.js';
 import { tempDir, throwsNaming } from './fixtures/helpers.mjs';
@@ -23,6 +23,23 @@ describe('writeAtomically', () => {
     assert.equal(readFileSync(target, 'utf8'), 'new');
     assert.match(seen, new RegExp(`^${dir}/\\.a\\.txt\\.${process.pid}\\.[0-9a-f]+\\.tmp$`));
     assert.ok(!existsSync(seen));
+  });
+  it('writes a file whose name is at the file system’s limit (the temp name is cut, not longer)', async () => {
+    // 255 bytes: ASCII, and 2-byte characters (a cut must not split one).
+    for (const name of ['n'.repeat(251) + '.raw', 'é'.repeat(125) + '.raw']) {
+      assert.equal(Buffer.byteLength(name), name.startsWith('n') ? 255 : 254);
+      const target = join(dir, name);
+      let seen;
+      await writeAtomically(target, async (temp) => {
+        seen = temp;
+        await writeFile(temp, 'long');
+      });
+      assert.equal(readFileSync(target, 'utf8'), 'long');
+      assert.ok(Buffer.byteLength(basename(seen)) <= 255, basename(seen));
+      assert.ok(!basename(seen).includes('\ufffd'));
+      writeAtomicallySync(target, (temp) => writeFileSync(temp, 'sync'));
+      assert.equal(readFileSync(target, 'utf8'), 'sync');
+    }
   });
   it('a throwing write leaves no temp file and the old target unchanged', async () => {
     const sub = join(dir, 'throwing');
