@@ -1,5 +1,5 @@
 import { freemem } from 'node:os';
-import { fail } from '@peclet/core';
+import { argumentError } from '@peclet/core';
 
 /**
  * A file whose bytes are not what its format says (bad magic, a header that runs past the end,
@@ -41,19 +41,30 @@ export function memoryLimitBytes(): number {
   return Math.max(freemem(), floorBytes);
 }
 
-/** Throws a RangeError naming `argument` when `bytes` exceed {@link memoryLimitBytes}. */
+/**
+ * The RangeError every peclet module gives when memory is short: code PECLET_OUT_OF_MEMORY (a
+ * failure of the machine, not a malformed argument: the CLI exits 1 on it, not 2), naming
+ * `argument`.
+ */
+export function outOfMemory(argument: string, message: string): never {
+  const error = argumentError('range', argument, message);
+  Object.defineProperty(error, 'code', { value: 'PECLET_OUT_OF_MEMORY', enumerable: true });
+  throw error;
+}
+
+/** Throws {@link outOfMemory} naming `argument` when `bytes` exceed {@link memoryLimitBytes}. */
 export function checkMemory(bytes: number, argument: string, what: string): void {
   const limit = memoryLimitBytes();
   if (!(bytes <= limit)) {
-    fail('range', argument, `${what} needs ${bytes} bytes, more than the ${limit} bytes of memory free`);
+    outOfMemory(argument, `${what} needs ${bytes} bytes, more than the ${limit} bytes of memory free`);
   }
 }
 
-/** `new Uint8Array(n)`, its allocation failure a RangeError naming `argument`. */
+/** `new Uint8Array(n)`, its allocation failure a RangeError (PECLET_OUT_OF_MEMORY) naming `argument`. */
 export function allocateBytes(n: number, argument: string): Uint8Array {
   try {
     return new Uint8Array(n);
   } catch (error) {
-    return fail('range', argument, `cannot allocate ${n} bytes (${(error as Error).message})`);
+    return outOfMemory(argument, `cannot allocate ${n} bytes (${(error as Error).message})`);
   }
 }

@@ -164,6 +164,17 @@ describe('bad input', () => {
   });
 });
 
+describe('memory', () => {
+  it('a refusal for want of memory has code PECLET_OUT_OF_MEMORY, as in every module', async () => {
+    const error = await throwsNaming(
+      () => writePng(join(dir, 'huge.png'), { data: [], width: 100_000, height: 100_000 }),
+      RangeError,
+      'image',
+    );
+    assert.equal(error.code, 'PECLET_OUT_OF_MEMORY');
+  });
+});
+
 describe('special files', () => {
   // A FIFO's plain open() waits for a writer for ever: every reader must refuse it at once, as it
   // refuses a directory or a character device, naming `path`.
