@@ -505,6 +505,21 @@ TEST(percolation_is_18_connected) {
   CHECK(!percolates(solid.data(), {2, 2, 1}, 0));
 }
 
+TEST(percolation_crosses_the_faces_of_periodic_sides_only) {
+  // Along axis 0: pore at y = 0 for x < 2 and at y = 3 for x >= 2; the only link between the
+  // halves is the diagonal (1, 0) -> (2, 3) across the y faces.
+  const std::array<std::size_t, 3> shape{4, 4, 1};
+  std::vector<std::uint8_t> solid(16, 1);
+  for (std::size_t x = 0; x < 4; x++) solid[(x * 4 + (x < 2 ? 0 : 3))] = 0;
+  CHECK(!percolates(solid.data(), shape, 0));
+  CHECK(percolates(solid.data(), shape, 0, {false, true, false}));
+  // Never across the faces of the flow axis itself.
+  std::vector<std::uint8_t> ends(16, 1);
+  ends[0] = 0;   // (0, 0): the inlet face
+  ends[12] = 0;  // (3, 0): the outlet face, a neighbour only across the x faces
+  CHECK(!percolates(ends.data(), shape, 0, {true, true, true}));
+}
+
 TEST(invalid_options_name_the_argument) {
   auto argumentOf = [](LatticeOptions o) -> std::string {
     try {

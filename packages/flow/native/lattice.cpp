@@ -1373,24 +1373,38 @@ std::unique_ptr<Lattice> makeLattice(LatticeOptions options) {
 }
 
 namespace {
-// Calls visit(m) for each voxel m that D3Q19 links to voxel v inside the box (18-connected, no
-// wrap): the neighbourhood percolates() and labelPores() search.
+// Calls visit(m) for each voxel m that D3Q19 links to voxel v (18-connected), across the faces
+// of the axes `wrap` marks periodic and inside the box on the others: the neighbourhood
+// percolates() and labelPores() search.
 template <typename Visit>
-void forEachNeighbour(std::size_t v, const std::array<std::size_t, 3>& shape, Visit&& visit) {
+void forEachNeighbour(std::size_t v, const std::array<std::size_t, 3>& shape, const std::array<bool, 3>& wrap,
+                      Visit&& visit) {
   const std::int64_t p[3] = {std::int64_t(v / (shape[1] * shape[2])), std::int64_t((v / shape[2]) % shape[1]),
                              std::int64_t(v % shape[2])};
   for (std::size_t q = 1; q < Q; q++) {
-    const std::int64_t x = p[0] + cx[q], y = p[1] + cy[q], z = p[2] + cz[q];
-    if (x < 0 || y < 0 || z < 0 || x >= std::int64_t(shape[0]) || y >= std::int64_t(shape[1]) ||
-        z >= std::int64_t(shape[2]))
-      continue;
-    visit((std::size_t(x) * shape[1] + std::size_t(y)) * shape[2] + std::size_t(z));
+    std::int64_t c[3] = {p[0] + cx[q], p[1] + cy[q], p[2] + cz[q]};
+    bool inside = true;
+    for (int a = 0; a < 3 && inside; a++) {
+      const auto n = std::int64_t(shape[a]);
+      if (c[a] >= 0 && c[a] < n) continue;
+      if (wrap[a])
+        c[a] = (c[a] + n) % n;
+      else
+        inside = false;
+    }
+    if (!inside) continue;
+    const std::size_t m = (std::size_t(c[0]) * shape[1] + std::size_t(c[1])) * shape[2] + std::size_t(c[2]);
+    if (m != v) visit(m);
   }
 }
 }  // namespace
 
-bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, int axis) {
+bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, int axis,
+                const std::array<bool, 3>& periodic) {
   if (axis < 0 || axis > 2) rangeError("axis", "must be 0, 1 or 2");
+  // The path runs from face to face of `axis`: never across them.
+  std::array<bool, 3> wrap = periodic;
+  wrap[std::size_t(axis)] = false;
   const std::size_t n = shape[0] * shape[1] * shape[2];
   if (n == 0) return false;
   const auto a = std::size_t(axis);
@@ -1409,7 +1423,7 @@ bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& sha
     const std::size_t v = queue.front();
     queue.pop_front();
     if (coordinate(v, a) + 1 == shape[a]) return true;
-    forEachNeighbour(v, shape, [&](std::size_t m) {
+    forEachNeighbour(v, shape, wrap, [&](std::size_t m) {
       if (seen[m] || solid[m]) return;
       seen[m] = 1;
       queue.push_back(m);
@@ -1433,7 +1447,7 @@ std::size_t labelPores(const std::uint8_t* solid, const std::array<std::size_t, 
     while (!stack.empty()) {
       const std::size_t v = stack.back();
       stack.pop_back();
-      forEachNeighbour(v, shape, [&](std::size_t m) {
+      forEachNeighbour(v, shape, {false, false, false}, [&](std::size_t m) {
         if (solid[m] || labels[m] >= 0) return;
         labels[m] = label;
         stack.push_back(m);

@@ -196,7 +196,8 @@ double plannedBytes(const LatticeOptions& options);
 
 /// True when a fluid path (18-connected, as D3Q19 moves populations) joins
 /// the first and the last plane along `axis`; `solid` non-zero is solid.
-bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, int axis);
+bool percolates(const std::uint8_t* solid, const std::array<std::size_t, 3>& shape, int axis,
+                const std::array<bool, 3>& periodic = {false, false, false});
 
 /// Labels the pore components of `solid` (18-connected, as percolates()):
 /// `labels[v]` is -1 for a solid voxel, else its component's number in

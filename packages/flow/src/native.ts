@@ -84,7 +84,8 @@ export interface NativeLattice {
 /** @internal The exports of the flow addon. */
 export interface FlowBinding extends NativeBinding {
   readonly Lattice: new (options: NativeLatticeOptions) => NativeLattice;
-  percolates(solid: Uint8Array, shape: [number, number, number], axis: number): boolean;
+  /** `periodic`: the axes whose faces the path may cross (the flow axis never). */
+  percolates(solid: Uint8Array, shape: [number, number, number], axis: number, periodic?: boolean[]): boolean;
   /** -1 per solid voxel, else its 18-connected pore component, numbered from 0 in voxel order. */
   labelPores(solid: Uint8Array, shape: [number, number, number]): Int32Array;
 }

@@ -335,7 +335,9 @@ function prepare(image: VoxelImage, options: PermeabilityOptions, mpi: Mpi | und
   for (let i = 0; i < solid.length; i++) if (solid[i] === 0) pores++;
   // Over MPI this rank holds planes of the image along axis 0: the ranks check the percolation
   // together once the lattice is built.
-  if (mpi === undefined && !native.percolates(solid, [...shape] as [number, number, number], axis)) {
+  // The path may cross the side faces where the flow does (periodic sides), never the flow axis.
+  const sidesWrap = [sides === 'periodic', sides === 'periodic', sides === 'periodic'];
+  if (mpi === undefined && !native.percolates(solid, [...shape] as [number, number, number], axis, sidesWrap)) {
     fail(
       'range',
       'image',

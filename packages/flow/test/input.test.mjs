@@ -104,6 +104,17 @@ describe('bad input', () => {
     await assert.rejects(permeability(image([4, 4, 4], 1)), named(RangeError, 'image'));
   });
 
+  it('with periodic sides, a path that crosses a side face percolates, as the flow through it does', async () => {
+    // Pore at y = 0 for x < 4 and at y = 7 for x >= 4 (z 2..5): the halves meet only across the
+    // y faces, which periodic sides join.
+    const crossing = image([8, 8, 8]);
+    crossing.solid.fill(1);
+    for (let x = 0; x < 8; x++) for (let z = 2; z < 6; z++) crossing.solid[(x * 8 + (x < 4 ? 0 : 7)) * 8 + z] = 0;
+    await assert.rejects(permeability(crossing), /no pore path joins the inlet and outlet faces along x/);
+    const r = await permeability(crossing, { sides: 'periodic', maxSteps: 20_000 });
+    assert.ok(r.permeability > 0 && Number.isFinite(r.permeability), String(r.permeability));
+  });
+
   it('bad permeability options and images', async () => {
     const open = image([6, 6, 6]);
     await assert.rejects(permeability(open, { axis: 'w' }), named(TypeError, 'axis'));

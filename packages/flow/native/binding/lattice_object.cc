@@ -412,7 +412,12 @@ Napi::Value Percolates(const Napi::CallbackInfo& info) {
   if (!(axis == 0 || axis == 1 || axis == 2)) peclet::throwArgumentError(env, false, "axis", -1, "must be 0, 1 or 2");
   peclet::ensureAllocatable("shape", "a search over " + std::to_string(solid.size()) + " voxels",
                             double(solid.size()) * 9.0);
-  return Napi::Boolean::New(env, flow::percolates(solid.data(), n, static_cast<int>(axis)));
+  std::array<bool, 3> periodic{false, false, false};
+  if (info.Length() > 3 && info[3].IsArray()) {
+    const Napi::Array flags = info[3].As<Napi::Array>();
+    for (std::uint32_t d = 0; d < 3 && d < flags.Length(); d++) periodic[d] = flags.Get(d).ToBoolean().Value();
+  }
+  return Napi::Boolean::New(env, flow::percolates(solid.data(), n, static_cast<int>(axis), periodic));
 }
 
 }  // namespace peclet_flow
