@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fail, readOptions } from '@peclet/core';
+import { Unzlib } from 'fflate';
 import { openRegularFile, readPath } from './atomic.js';
 import { checkMemory, FileFormatError } from './errors.js';
 import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
@@ -99,6 +100,54 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
   return pages;
 }
 
+let deflateBounded = false;
+
+/**
+ * Replaces geotiff's Deflate decoder (compression 8 and 32946) with one that stops as soon as a
+ * strip or tile inflates past the bytes its header gives (width × height × bytes per pixel):
+ * a 1 MB file whose strip inflates to gigabytes is refused in milliseconds, not read into
+ * memory. The stream is fed in 16 KiB slices, so at most about 16 MiB come out past the bound.
+ */
+function boundDeflate(geotiff: typeof import('geotiff')): void {
+  if (deflateBounded) return;
+  deflateBounded = true;
+  class BoundedDeflate extends geotiff.BaseDecoder {
+    override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
+      const { tileWidth, tileHeight, bitsPerSample } = this.parameters;
+      const bits =
+        typeof bitsPerSample === 'number'
+          ? bitsPerSample
+          : Array.from(bitsPerSample as ArrayLike<number>).reduce((a, b) => a + b, 0);
+      const limit = tileWidth * tileHeight * Math.ceil(bits / 8);
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      const stream = new Unzlib((chunk) => {
+        total += chunk.length;
+        if (total > limit) {
+          throw new Error(
+            `a Deflate block inflates past the ${limit} bytes of its ${tileWidth} × ${tileHeight} pixels of ${bits} bits`,
+          );
+        }
+        chunks.push(chunk);
+      });
+      const input = new Uint8Array(buffer);
+      const slice = 16 * 1024;
+      for (let at = 0; at < input.length; at += slice) {
+        stream.push(input.subarray(at, Math.min(input.length, at + slice)), at + slice >= input.length);
+      }
+      if (input.length === 0) stream.push(input, true);
+      const out = new Uint8Array(total);
+      let at = 0;
+      for (const c of chunks) {
+        out.set(c, at);
+        at += c.length;
+      }
+      return out.buffer;
+    }
+  }
+  geotiff.addDecoder([8, 32946], async () => BoundedDeflate as unknown as typeof geotiff.BaseDecoder);
+}
+
 /** geotiff's sample formats: 1 unsigned, 2 signed, 3 float. */
 function sampleType(format: number, bits: number): string | undefined {
   if ((format === 1 || format === 2) && (bits === 8 || bits === 16 || bits === 32)) {
@@ -155,8 +204,9 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
     const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
     // Loaded on first use: importing geotiff takes about 70 ms, paid by every program that
     // imports @peclet/io (flow and pnm do) whether it reads a TIFF or not.
-    const { fromArrayBuffer } = await import('geotiff');
-    const tiff = await fromArrayBuffer(buffer);
+    const geotiff = await import('geotiff');
+    boundDeflate(geotiff);
+    const tiff = await geotiff.fromArrayBuffer(buffer);
     for (let p = 0; p < pages.length; p++) {
       const image = await tiff.getImage(p);
       const channels = image.getSamplesPerPixel();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { zipSync } from 'fflate';
+import { zipSync, zlibSync } from 'fflate';
 import { FileFormatError, readImage, readNpy, readRaw, readTiff } from '../dist/index.js';
 import { encodeNpy, encodeTiff, tempDir, throwsNaming } from './fixtures/helpers.mjs';
 
@@ -191,6 +191,30 @@ describe('readNpy', () => {
 });
 
 describe('readTiff', () => {
+  it('reads a Deflate strip, and refuses one that inflates past its pixels without reading it all', async () => {
+    const width = 4;
+    const height = 3;
+    const page = Uint8Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 1 : 0));
+    const good = join(dir, 'deflate.tif');
+    writeFileSync(good, encodeTiff({ pages: [page], width, height, strips: [zlibSync(page)], compression: 8 }));
+    const image = await readTiff(good, { voxelSize: 1e-6 });
+    assert.deepEqual([...image.solid], [...page]);
+    // 12 voxels whose strip inflates to 256 MiB (a quarter of a MiB compressed).
+    const bomb = join(dir, 'bomb.tif');
+    const strip = zlibSync(new Uint8Array(256 * 2 ** 20), { level: 9 });
+    writeFileSync(bomb, encodeTiff({ pages: [page], width, height, strips: [strip], compression: 8 }));
+    const before = process.memoryUsage().rss;
+    const start = performance.now();
+    await assert.rejects(readTiff(bomb, { voxelSize: 1e-6 }), (e) => {
+      assert.ok(e instanceof FileFormatError, `${e?.name}: ${e?.message}`);
+      assert.match(e.message, /inflates past the 12 bytes/);
+      return true;
+    });
+    const seconds = (performance.now() - start) / 1e3;
+    const grown = (process.memoryUsage().rss - before) / 2 ** 20;
+    console.log(`bomb refused in ${seconds.toFixed(3)} s, resident set +${grown.toFixed(0)} MiB`);
+    assert.ok(grown < 128, `${grown} MiB`);
+  });
   const width = 5;
   const height = 4;
   const pages = (bits) =>
