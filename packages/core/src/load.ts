@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { describeValue, fail, readOptions } from './args.js';
@@ -122,6 +122,56 @@ function checkOptions(options: LoadAddonOptions): void {
 }
 
 /** Thrown when no candidate gives a usable addon; `attempts` lists each one and why it failed. */
+/**
+ * What is wrong with an ELF file that the dynamic loader would map past its end, or undefined
+ * (not ELF, or whole). dlopen() maps each loadable segment from the file: a segment that runs past
+ * the end of a truncated file (a half-written download, a cut copy) is a SIGBUS when the loader
+ * touches it, which no JS can catch. Checked here: the header, the program headers' table and
+ * every PT_LOAD segment lie inside the file. Unreadable or short files are left to require().
+ */
+export function elfDamage(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(64);
+    const got = readSync(fd, head, 0, 64, 0);
+    if (got < 4 || head.readUInt32BE(0) !== 0x7f454c46) return undefined; // not ELF
+    const wide = head[4] === 2;
+    const little = head[5] === 1;
+    const headerSize = wide ? 64 : 52;
+    if (got < headerSize || size < headerSize) return `an ELF file of ${size} bytes, shorter than its header`;
+    const u16 = (b: Buffer, at: number) => (little ? b.readUInt16LE(at) : b.readUInt16BE(at));
+    const u32 = (b: Buffer, at: number) => (little ? b.readUInt32LE(at) : b.readUInt32BE(at));
+    const word = (b: Buffer, at: number) =>
+      wide ? Number(little ? b.readBigUInt64LE(at) : b.readBigUInt64BE(at)) : u32(b, at);
+    const phoff = word(head, wide ? 32 : 28);
+    const phentsize = u16(head, wide ? 54 : 42);
+    const phnum = u16(head, wide ? 56 : 44);
+    const table = phnum * phentsize;
+    if (phoff + table > size)
+      return `truncated: its program headers end at byte ${phoff + table}, the file has ${size}`;
+    const headers = Buffer.alloc(table);
+    if (readSync(fd, headers, 0, table, phoff) < table) return 'truncated: its program headers cannot be read';
+    for (let i = 0; i < phnum; i++) {
+      const at = i * phentsize;
+      if (u32(headers, at) !== 1) continue; // PT_LOAD only
+      const offset = word(headers, at + (wide ? 8 : 4));
+      const filesz = word(headers, at + (wide ? 32 : 16));
+      if (offset + filesz > size) {
+        return `truncated: a loadable segment ends at byte ${offset + filesz}, the file has ${size} (a cut copy or an unfinished download)`;
+      }
+    }
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class AddonLoadError extends Error {
   readonly code = 'PECLET_ADDON_NOT_LOADED';
   readonly attempts: readonly Attempt[];
@@ -156,6 +206,11 @@ export function loadAddon<T>(options: LoadAddonOptions): T {
   let glibcTooOld: string | undefined;
 
   const open = (file: string, where: string): T | undefined => {
+    const damage = elfDamage(file);
+    if (damage !== undefined) {
+      attempts.push({ where, outcome: `refused before opening: ${damage}` });
+      return undefined;
+    }
     let binding: T;
     try {
       binding = require(file) as T;

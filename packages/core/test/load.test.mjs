@@ -4,7 +4,7 @@
 // opens a binary).
 
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -94,6 +94,34 @@ describe('loadAddon', () => {
     const b = withEnv(noEnv, () => loadAddon({ name: 'alpha', root }));
     assert.equal(b.__peclet.name, 'alpha');
     assert.equal(typeof b.Field, 'function');
+  });
+
+  it('refuses a truncated binary before the loader maps it (no SIGBUS), in a child process per cut', async () => {
+    const real = join(here, '..', 'test-addon', 'build', 'Release', 'beta.node');
+    const bytes = readFileSync(real);
+    const script = join(scratch, 'load-cut.mjs');
+    writeFileSync(
+      script,
+      `import { loadAddon } from ${JSON.stringify(pathToFileURL(join(here, '..', 'dist', 'index.js')).href)};
+try {
+  loadAddon({ name: 'beta', root: ${JSON.stringify(scratch)} });
+  console.log('loaded');
+} catch (e) {
+  console.log(e.name, e.attempts.map((a) => a.outcome).join(' | '));
+}
+`,
+    );
+    for (const cut of [600, 4096, Math.floor(bytes.length / 4), Math.floor(bytes.length / 2), bytes.length - 1]) {
+      const file = join(scratch, `beta-cut-${cut}.node`);
+      writeFileSync(file, bytes.subarray(0, cut));
+      const r = await runNode(script, [], { env: { PECLET_BETA_BINARY: file, PECLET_ADDON_DIR: '' } });
+      assert.equal(r.signal, null, `cut at ${cut}: killed by ${r.signal}`);
+      assert.equal(r.status, 0, `cut at ${cut}: ${r.stderr}`);
+      // A cut inside a loadable segment is refused by name; a cut in the trailing section
+      // headers (not mapped) may load.
+      if (cut <= bytes.length / 2) assert.match(r.stdout, /AddonLoadError refused before opening: truncated/, r.stdout);
+      else assert.match(r.stdout, /loaded|AddonLoadError/, r.stdout);
+    }
   });
 
   it('checks a platform package version before opening its binary', () => {
