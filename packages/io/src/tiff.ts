@@ -76,7 +76,8 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
         valueAt = big ? u64(valueAt) : view.getUint32(valueAt, le);
         if (valueAt + size > length) throw bad(`tag ${tag} holds ${size} bytes at offset ${valueAt}, past the end`);
       }
-      if ([256, 257, 273, 279, 324, 325].includes(tag)) fields.set(tag, integers(type, n, valueAt));
+      if ([256, 257, 273, 277, 278, 279, 284, 322, 323, 324, 325].includes(tag))
+        fields.set(tag, integers(type, n, valueAt));
     }
     const width = fields.get(256)?.[0];
     const height = fields.get(257)?.[0];
@@ -87,6 +88,23 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
     const sizes = fields.get(279) ?? fields.get(325);
     if (offsets === undefined || sizes === undefined || offsets.length !== sizes.length) {
       throw bad(`page ${pages.length} has no matching strip (or tile) offsets and byte counts`);
+    }
+    // The strips (or tiles) must cover the page: a tile of width 0 or too few strips would leave
+    // voxels that no block decodes, read as zeros without a word.
+    const tiled = fields.has(324);
+    const blockWidth = tiled ? fields.get(322)?.[0] : width;
+    const blockHeight = tiled ? fields.get(323)?.[0] : (fields.get(278)?.[0] ?? height);
+    if (!blockWidth || !blockHeight) {
+      throw bad(
+        `page ${pages.length} has ${tiled ? `tiles of ${blockWidth ?? 'no'} × ${blockHeight ?? 'no'} pixels` : `${blockHeight} rows per strip`}`,
+      );
+    }
+    const planes = fields.get(284)?.[0] === 2 ? (fields.get(277)?.[0] ?? 1) : 1;
+    const blocks = Math.ceil(width / blockWidth) * Math.ceil(height / Math.min(blockHeight, height)) * planes;
+    if (offsets.length < blocks) {
+      throw bad(
+        `page ${pages.length} (${width} × ${height}) needs ${blocks} ${tiled ? 'tiles' : 'strips'}, it lists ${offsets.length}`,
+      );
     }
     for (let s = 0; s < offsets.length; s++) {
       if ((offsets[s] as number) + (sizes[s] as number) > length) {

@@ -191,6 +191,25 @@ describe('readNpy', () => {
 });
 
 describe('readTiff', () => {
+  it('refuses strips that do not cover the page (0 rows per strip, too few strips), not zeros', async () => {
+    const page = new Uint8Array(12).fill(1);
+    for (const [name, extraTags, pattern] of [
+      ['rows0.tif', [[278, 4, 0]], /0 rows per strip/],
+      ['rows1.tif', [[278, 4, 1]], /needs 3 strips, it lists 1/],
+    ]) {
+      const file = join(dir, name);
+      writeFileSync(file, encodeTiff({ pages: [page], width: 4, height: 3, extraTags }));
+      await assert.rejects(readTiff(file, { voxelSize: 1e-6 }), (e) => {
+        assert.ok(e instanceof FileFormatError, `${e?.name}: ${e?.message}`);
+        assert.match(e.message, pattern);
+        return true;
+      });
+    }
+    const whole = join(dir, 'rows3.tif');
+    writeFileSync(whole, encodeTiff({ pages: [page], width: 4, height: 3, extraTags: [[278, 4, 3]] }));
+    assert.deepEqual([...(await readTiff(whole, { voxelSize: 1e-6 })).solid], [...page]);
+  });
+
   it('reads a Deflate strip, and refuses one that inflates past its pixels without reading it all', async () => {
     const width = 4;
     const height = 3;
