@@ -1,7 +1,8 @@
 // `peclet tessellate`: cells of random points fill the box, walled and periodic, Voronoi and
 // Laguerre; the cells file.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { transcript } from '@peclet/test-harness';
@@ -57,5 +58,16 @@ describe('peclet tessellate', () => {
     assert.ok(Math.abs(total / boxVolume - 1) < 1e-9);
     assert.match(r.stdout, /300 Voronoi cells/);
     assert.match(r.stdout, /mean neighbours per cell/);
+  });
+
+  it('points that are a device or a FIFO are refused at once, not read without end', async () => {
+    symlinkSync('/dev/zero', join(temp.dir, 'zero.npy'));
+    execFileSync('mkfifo', [join(temp.dir, 'fifo.npy')]);
+    for (const name of ['zero.npy', 'fifo.npy']) {
+      const r = await peclet(['tessellate', name, '--box', boxFlag], { cwd: temp.dir, timeoutMs: 20_000 });
+      assert.equal(r.signal, null, transcript(r));
+      assert.equal(r.status, 1, transcript(r));
+      assert.match(r.stderr, /must name a regular file/, transcript(r));
+    }
   });
 });

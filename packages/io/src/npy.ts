@@ -28,6 +28,15 @@ interface NpyHeader {
   readonly shape: Shape3;
 }
 
+/** A numeric array read by {@link readNpyArray}: values as float64, C order. */
+export interface NpyArray {
+  readonly data: Float64Array;
+  /** NumPy's shape (`[]` for a 0-d array). */
+  readonly shape: number[];
+  /** NumPy's dtype string as the file gives it (`'<f8'`, `'|u1'`, ...). */
+  readonly dtype: string;
+}
+
 const magic = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 /** Larger headers are not .npy files (NumPy writes a few hundred bytes). */
 const maxHeaderBytes = 2 ** 20;
@@ -63,7 +72,7 @@ function layoutOf(descr: string, file: string): ElementLayout {
 }
 
 /** Parses the header dict `{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4, 5), }`. */
-function parseHeader(prefix: Uint8Array, file: string, totalBytes: number): NpyHeader {
+function parseHeader(prefix: Uint8Array, file: string, totalBytes: number, image = true): NpyHeader {
   const { start, length } = preamble(prefix, file);
   const dataOffset = start + length;
   if (dataOffset > totalBytes) {
@@ -92,7 +101,7 @@ function parseHeader(prefix: Uint8Array, file: string, totalBytes: number): NpyH
       throw new FileFormatError(file, `the .npy shape (${shapeText.trim()}) has a bad dimension '${s}'`);
     return Number(s.replace('L', ''));
   });
-  if (dims.length !== 3) {
+  if (image && dims.length !== 3) {
     fail(
       'range',
       'path',
@@ -104,7 +113,7 @@ function parseHeader(prefix: Uint8Array, file: string, totalBytes: number): NpyH
   if (!dims.every((d) => Number.isSafeInteger(d)) || !Number.isSafeInteger(elements)) {
     throw new FileFormatError(file, `the .npy shape (${dims.join(', ')}) is too large to be real`);
   }
-  if (elements === 0) fail('range', 'path', `${file} holds an empty array of shape (${dims.join(', ')})`);
+  if (image && elements === 0) fail('range', 'path', `${file} holds an empty array of shape (${dims.join(', ')})`);
   const layout = layoutOf(descr, file);
   const need = elements * layout.itemSize;
   const have = totalBytes - dataOffset;
@@ -115,6 +124,64 @@ function parseHeader(prefix: Uint8Array, file: string, totalBytes: number): NpyH
     );
   }
   return { dataOffset, layout, descr, fortran: fortranText === 'True', shape: dims as Shape3 };
+}
+
+/**
+ * Reads a numeric `.npy` array of any shape (points, radii, a field): bool, (u)int8/16/32 or
+ * float32/64 in either byte order and either memory order, returned as float64 in C order with
+ * its shape and dtype. The file must be a regular file whose size fits in memory (checked before
+ * it is read); its header must describe exactly the bytes that follow, else a FileFormatError.
+ *
+ * @example
+ * ```ts
+ * // Python: np.save('points.npy', np.random.rand(1000, 3))
+ * const { data, shape } = await readNpyArray('points.npy'); // shape [1000, 3]
+ * ```
+ */
+export async function readNpyArray(path: string): Promise<NpyArray> {
+  const file = readPath(path);
+  const handle = await openRegularFile(file);
+  let bytes: Uint8Array;
+  try {
+    const stats = await handle.stat();
+    checkMemory(stats.size, 'path', `reading ${file}`);
+    bytes = await readFile(handle);
+  } finally {
+    await handle.close();
+  }
+  const { length } = preamble(bytes, file);
+  if (length > maxHeaderBytes) throw new FileFormatError(file, `the .npy header claims ${length} bytes`);
+  const header = parseHeader(bytes, file, bytes.length, false);
+  const shape = header.shape as unknown as number[];
+  const count = shape.reduce((a, b) => a * b, 1);
+  checkMemory(count * 8, 'path', `${count} values of ${file}`);
+  const { itemSize, float, littleEndian } = header.layout;
+  const signed = /^[<>|=]i/.test(header.descr);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + header.dataOffset, count * itemSize);
+  const read = (at: number): number => {
+    if (float) return itemSize === 8 ? view.getFloat64(at, littleEndian) : view.getFloat32(at, littleEndian);
+    if (itemSize === 1) return signed ? view.getInt8(at) : view.getUint8(at);
+    if (itemSize === 2) return signed ? view.getInt16(at, littleEndian) : view.getUint16(at, littleEndian);
+    return signed ? view.getInt32(at, littleEndian) : view.getUint32(at, littleEndian);
+  };
+  const data = new Float64Array(count);
+  if (!header.fortran || shape.length < 2) {
+    for (let e = 0; e < count; e++) data[e] = read(e * itemSize);
+  } else {
+    // Fortran order: the first index runs fastest. Element e's indices, then its C-order place.
+    const strides = shape.map((_, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
+    for (let e = 0; e < count; e++) {
+      let rest = e;
+      let target = 0;
+      for (let d = 0; d < shape.length; d++) {
+        const n = shape[d] as number;
+        target += (rest % n) * (strides[d] as number);
+        rest = Math.floor(rest / n);
+      }
+      data[target] = read(e * itemSize);
+    }
+  }
+  return { data, shape: [...shape], dtype: header.descr };
 }
 
 async function readNpyFile(file: string, voxelSize: number, rule: SolidRule): Promise<VoxelImage> {

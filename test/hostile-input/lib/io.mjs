@@ -5,7 +5,17 @@
 // case. A corrupt file may end in a FileFormatError (code PECLET_BAD_FILE) whose message says
 // what is wrong; everything else must be a TypeError/RangeError or a value.
 
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open, rm, writeFile } from 'node:fs/promises';
 import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -2019,6 +2029,44 @@ export const ioTargets = {
         );
         if (result.ok && result.value.solid.length !== 60)
           h.problem(`readNpy returned ${result.value.solid.length} voxels`);
+      });
+    },
+  },
+
+  'io.readNpyArray': {
+    build: (r) => ({ variant: r.pick([...npyVariants, 'a FIFO', 'a link to /dev/zero', 'a directory']) }),
+    async exec(plan, h, { io }) {
+      await withTempDir(async (dir) => {
+        const file = join(dir, 'array.npy');
+        // Shapes readNpyArray takes that readNpy (3-D images only) refuses.
+        const shapes = {
+          valid: [3, 4, 5],
+          'valid fortran <f8 v2': [3, 4, 5],
+          '2-D': [6, 10],
+          '0-D': [],
+          'empty dimension': [0, 4, 5],
+        };
+        let bad = true;
+        if (plan.variant === 'a FIFO') execFileSync('mkfifo', [file]);
+        else if (plan.variant === 'a link to /dev/zero') symlinkSync('/dev/zero', file);
+        else if (plan.variant === 'a directory') mkdirSync(file);
+        else {
+          writeFileSync(file, npyBytes(plan.variant).bytes);
+          bad = !(plan.variant in shapes);
+        }
+        const result = await h.call(`readNpyArray(${plan.variant})`, () => io.readNpyArray(file), {
+          bad,
+          allow: badFile,
+        });
+        if (!result.ok) return;
+        const { data, shape } = result.value;
+        const want = shapes[plan.variant];
+        if (JSON.stringify(shape) !== JSON.stringify(want))
+          h.problem(`readNpyArray gave shape [${shape}], not [${want}]`);
+        const count = want.reduce((a, b) => a * b, 1);
+        if (!(data instanceof Float64Array) || data.length !== count)
+          h.problem(`readNpyArray gave ${data?.length} values`);
+        if (plan.variant === 'valid' && data.some((x) => x !== 1)) h.problem('readNpyArray changed the values');
       });
     },
   },

@@ -327,6 +327,7 @@ const noOptions = new Set([
   'io.checkVoxelImage',
   'io.fromPoreSpy',
   'io.porosity',
+  'io.readNpyArray',
   'io.readPath',
   'io.writeAtomically',
   'io.writeAtomicallySync',
