@@ -136,12 +136,16 @@ export const images = {
     bad: true,
   },
   "voxelSize '1e-6'": { make: () => ({ solid: new Uint8Array(27), shape: [3, 3, 3], voxelSize: '1e-6' }), bad: true },
-  // Outside [1e-12, 1e3] m the permeability (∝ h²) leaves the doubles: a RangeError, as in pnm.
+  // Valid images, but outside [1e-12, 1e3] m the permeability (∝ h²) leaves the doubles:
+  // permeability() refuses them (`outOfRange`), as pnm does; slabOf and percolates take them.
   'voxelSize 5e-324': {
     make: () => ({ solid: new Uint8Array(27), shape: [3, 3, 3], voxelSize: 5e-324 }),
-    bad: true,
+    outOfRange: true,
   },
-  'voxelSize 1e100': { make: () => ({ solid: new Uint8Array(27), shape: [3, 3, 3], voxelSize: 1e100 }), bad: true },
+  'voxelSize 1e100': {
+    make: () => ({ solid: new Uint8Array(27), shape: [3, 3, 3], voxelSize: 1e100 }),
+    outOfRange: true,
+  },
   'shape [0, 3, 3]': { make: () => ({ solid: new Uint8Array(0), shape: [0, 3, 3], voxelSize: 1e-6 }), bad: true },
   'shape [-3, -3, 3]': { make: () => ({ solid: new Uint8Array(27), shape: [-3, -3, 3], voxelSize: 1e-6 }), bad: true },
   'shape [NaN, 3, 3]': {
@@ -1102,7 +1106,7 @@ export const flowTargets = {
         ok(options.onProgress, (f) => typeof f === 'function') &&
         !(options.drive === 'pressure' && options.buffer === 0);
       const known = plan.image === 'random 192³ (memory cap)' || !entry.unsure;
-      const bad = known && (entry.bad || entry.blocked || !validOptions);
+      const bad = known && (entry.bad || entry.outOfRange || entry.blocked || !validOptions);
       const ending = (e) =>
         e === reason ||
         diverged(e) ||

@@ -1048,7 +1048,7 @@ const permeabilityTarget = {
     const planes = image?.shape?.[0];
     const expect = expectation([
       overMpi ? mpiStep(plan.mpi) : { root: 'mpi', state: 'ok' },
-      { root: 'image', state: imageEntry.bad ? 'bad' : 'ok' },
+      { root: 'image', state: imageEntry.bad || imageEntry.outOfRange ? 'bad' : 'ok' },
       // Without MPI (mpi undefined) the WebGPU path runs where a device is found, or is refused.
       // A getter answering undefined is no mpi at all.
       { root: badOption, state: !badOption ? 'ok' : (mpiOnly || getter) && entry.absent ? 'maybe' : 'bad' },
