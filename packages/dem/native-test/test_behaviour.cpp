@@ -81,6 +81,22 @@ TEST(packing_fraction_cuts_spheres_exactly) {
   CHECK_NEAR(sphereBoxVolume({0, 0, 0}, 1.0, {0.3, -2, -2}, {2, 2, 2}), kPi * 0.7 * 0.7 * 2.3 / 3.0, 1e-14);
 }
 
+TEST(a_thin_box_through_a_sphere_never_holds_a_negative_volume) {
+  // A slab [z0, z0 + t] across a unit sphere holds π(t − ((z0 + t)³ − z0³)/3): the sum of corner
+  // and face terms of order 1 cancels to it, and its round-off once came out below 0.
+  for (double t : {1e-5, 1e-7, 1e-9})
+    for (double z0 : {-0.999, -0.5, 0.0, 0.3, 0.7, 0.99999}) {
+      const double v = sphereBoxVolume({0, 0, 0}, 1.0, {-2, -2, z0}, {2, 2, z0 + t});
+      const double exact = kPi * (t - ((z0 + t) * (z0 + t) * (z0 + t) - z0 * z0 * z0) / 3.0);
+      CHECK(v >= 0.0);
+      CHECK_NEAR(v, exact, 1e-14);
+    }
+  // A sphere that misses the box (its cut circle lies at y < 0) once came out at −4.6e-19.
+  const double missed =
+      sphereBoxVolume({0.84186402544289485, -0.32748691110219624, 0.39316045526474042}, 0.4, {0, 0, 0}, {1, 1, 1e-5});
+  CHECK(missed >= 0.0 && missed < 1e-18);
+}
+
 TEST(voxelize_samples_voxel_centres_with_periodic_images_on_any_worker_count) {
   // A sphere straddling the periodic x face and one inside, on 10³ voxels
   // of 0.1 from the origin: voxel (i, j, k) is solid when its centre

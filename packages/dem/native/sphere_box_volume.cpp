@@ -106,7 +106,10 @@ double sphereBoxVolume(const Vec3& centre, double radius, const Vec3& boxMin, co
       faces += distance * diskRectangle(lo[u], hi[u], lo[v], hi[v], s);
     }
   }
-  return (R * area + faces) / 3.0;
+  // The sum cancels to a small volume from terms of order R³: clamp its round-off into the
+  // bounds no intersection leaves (0 and the smaller of the sphere and the clipped box).
+  const double box = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  return std::clamp((R * area + faces) / 3.0, 0.0, std::min(box, 4.0 / 3.0 * kPi * R * R * R));
 }
 
 }  // namespace peclet::dem
