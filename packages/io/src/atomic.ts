@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeValue, fail } from '@peclet/core';
+import { checkMemory } from './errors.js';
 
 /**
  * Opens `file` for reading, refusing anything but a regular file (a TypeError naming `path`):
@@ -29,6 +30,21 @@ export async function openRegularFile(file: string): Promise<FileHandle> {
   } catch (error) {
     await handle.close();
     throw error;
+  }
+}
+
+/**
+ * The whole of a regular file (see {@link openRegularFile}), its size checked against free
+ * memory before it is read (a RangeError, code PECLET_OUT_OF_MEMORY, naming `path`).
+ */
+export async function readRegularFile(file: string): Promise<Uint8Array> {
+  const handle = await openRegularFile(file);
+  try {
+    const stats = await handle.stat();
+    checkMemory(stats.size, 'path', `reading ${file}`);
+    return await readFile(handle);
+  } finally {
+    await handle.close();
   }
 }
 

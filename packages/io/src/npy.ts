@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { describeValue, fail, readOptions } from '@peclet/core';
 import { unzipSync } from 'fflate';
-import { openRegularFile, readPath } from './atomic.js';
+import { openRegularFile, readPath, readRegularFile } from './atomic.js';
 import { type ElementLayout, SolidWriter, streamElements } from './decode.js';
 import { checkMemory, FileFormatError } from './errors.js';
 import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
@@ -140,15 +139,7 @@ function parseHeader(prefix: Uint8Array, file: string, totalBytes: number, image
  */
 export async function readNpyArray(path: string): Promise<NpyArray> {
   const file = readPath(path);
-  const handle = await openRegularFile(file);
-  let bytes: Uint8Array;
-  try {
-    const stats = await handle.stat();
-    checkMemory(stats.size, 'path', `reading ${file}`);
-    bytes = await readFile(handle);
-  } finally {
-    await handle.close();
-  }
+  const bytes = await readRegularFile(file);
   const { length } = preamble(bytes, file);
   if (length > maxHeaderBytes) throw new FileFormatError(file, `the .npy header claims ${length} bytes`);
   const header = parseHeader(bytes, file, bytes.length, false);
@@ -236,15 +227,7 @@ function zipEntries(zip: Uint8Array, file: string) {
 }
 
 async function readNpzFile(file: string, key: string | undefined, voxelSize: number, rule: SolidRule) {
-  const handle = await openRegularFile(file);
-  let zip: Uint8Array;
-  try {
-    const stats = await handle.stat();
-    checkMemory(stats.size, 'path', `reading ${file}`);
-    zip = await readFile(handle);
-  } finally {
-    await handle.close();
-  }
+  const zip = await readRegularFile(file);
   const entries = zipEntries(zip, file).filter((e) => e.name.endsWith('.npy'));
   const keys = entries.map((e) => e.name.slice(0, -4));
   let name: string;

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { fail, readOptions } from '@peclet/core';
 import { Unzlib } from 'fflate';
-import { openRegularFile, readPath } from './atomic.js';
-import { checkMemory, FileFormatError } from './errors.js';
+import { readPath, readRegularFile } from './atomic.js';
+import { FileFormatError } from './errors.js';
 import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
 import { readVoxelSize, type Shape3, type VoxelImage } from './voxel.js';
 
@@ -192,15 +191,7 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
   const o = readOptions(options, 'options', ['voxelSize', 'solid']);
   const voxelSize = readVoxelSize(o.voxelSize, 'voxelSize');
   const rule = readSolidRule(o.solid);
-  const handle = await openRegularFile(file);
-  let bytes: Uint8Array;
-  try {
-    const stats = await handle.stat();
-    checkMemory(stats.size, 'path', `reading ${file}`);
-    bytes = await readFile(handle);
-  } finally {
-    await handle.close();
-  }
+  const bytes = await readRegularFile(file);
   const pages = walkTiff(bytes, file);
   const first = pages[0] as Page;
   for (const [p, page] of pages.entries()) {
