@@ -42,6 +42,7 @@ export {
   TeardownError,
   type TeardownFailure,
 } from './errors.js';
+export type { GpuAdapterInfo, GpuBackend, GpuOptions, SharedGpuDevice } from './gpu-types.js';
 export {
   type DrainHook,
   defineModule,

@@ -15,8 +15,9 @@
  *
  * @packageDocumentation
  */
-import type { GpuOptions } from '@peclet/core/gpu';
-import { type GpuDeviceHandle, sharedDevice } from './gpu/device.js';
+// The public types name no WebGPU type: a consumer type-checks without @webgpu/types.
+import type { GpuOptions, SharedGpuDevice } from '@peclet/core';
+import { sharedDevice } from './gpu/device.js';
 import { demModule } from './native.js';
 
 export { ReleasedError } from '@peclet/core';
@@ -62,7 +63,7 @@ export function finalize(): void {
  * device.backend; // 'vulkan', 'opengles', ...
  * ```
  */
-export function gpuDevice(options: GpuOptions = {}): Promise<GpuDeviceHandle> {
+export function gpuDevice(options: GpuOptions = {}): Promise<SharedGpuDevice> {
   return sharedDevice(demModule, options);
 }
 

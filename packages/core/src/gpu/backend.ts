@@ -5,8 +5,9 @@
 import { tmpdir } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 
-/** A Dawn backend, or `auto` to try the platform's in order. */
-export type GpuBackend = 'auto' | 'vulkan' | 'opengles' | 'opengl' | 'd3d12' | 'metal' | 'null';
+import type { GpuBackend } from '../gpu-types.js';
+
+export type { GpuBackend };
 
 export const gpuBackends: readonly GpuBackend[] = ['auto', 'vulkan', 'opengles', 'opengl', 'd3d12', 'metal', 'null'];
 

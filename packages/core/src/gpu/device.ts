@@ -1,6 +1,7 @@
 /// <reference types="@webgpu/types" preserve="true" />
 import { readNumber } from '../args.js';
 import { ReleasedError, TeardownError, type TeardownFailure } from '../errors.js';
+import type { GpuAdapterInfo, SharedGpuDevice } from '../gpu-types.js';
 import { type DrainHook, finalizeTimeoutMs } from '../lifecycle.js';
 import { type Registry, Releasable } from '../registry.js';
 
@@ -25,13 +26,7 @@ export interface GpuModule {
   onDrain?(label: string, drain: DrainHook): () => void;
 }
 
-/** The adapter a device runs on, as the driver describes it. */
-export interface GpuAdapterInfo {
-  readonly vendor: string;
-  readonly architecture: string;
-  readonly device: string;
-  readonly description: string;
-}
+export type { GpuAdapterInfo };
 
 /** @internal What requestGpu() hands to the GpuDevice constructor. */
 export interface AcquiredDevice {
@@ -270,7 +265,7 @@ export class GpuBuffer extends Releasable {
  * const result = new Float32Array(await gpu.read(data));
  * ```
  */
-export class GpuDevice extends Releasable {
+export class GpuDevice extends Releasable implements SharedGpuDevice {
   #device: GPUDevice | undefined;
   #gpu: GPU | undefined;
   #adapter: GPUAdapter | undefined;

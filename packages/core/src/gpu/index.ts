@@ -8,24 +8,14 @@
  */
 import { describeValue, fail, readNumber, readOptions } from '../args.js';
 import { ReleasedError } from '../errors.js';
+import type { GpuOptions } from '../gpu-types.js';
 import { chooseBackend, findAdapter, type GpuBackend, gpuBackends, loadWebGpu, type WebGpuModule } from './backend.js';
 import type { GpuDevice } from './device.js';
 import { type GpuModule, newGpuDevice } from './device.js';
 
+export type { GpuOptions, SharedGpuDevice } from '../gpu-types.js';
 export type { GpuBackend } from './backend.js';
 export { type GpuAdapterInfo, GpuBuffer, GpuDevice, type GpuModule } from './device.js';
-
-/** Options of {@link requestGpu}. */
-export interface GpuOptions {
-  /** Backend to use (default `auto`); `PECLET_GPU_BACKEND` overrides it. */
-  backend?: GpuBackend;
-  /** Adapter preference where a machine has several GPUs. */
-  powerPreference?: GPUPowerPreference;
-  /** Limits the device must have (e.g. `{ maxStorageBuffersPerShaderStage: 10 }`), checked against the adapter. */
-  requiredLimits?: Record<string, number>;
-  /** Label of the device in Dawn's messages. */
-  label?: string;
-}
 
 /** The WebGPU flag constants, as `webgpu` defines them (the browser's globals of the same names). */
 export interface GpuConstants {
