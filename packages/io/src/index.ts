@@ -10,6 +10,7 @@ export { type NpyArray, type ReadNpyOptions, readNpy, readNpyArray } from './npy
 export { type Slice, type SliceOptions, sliceOf, type WritePngOptions, writePng } from './png.js';
 export { type RawDtype, type ReadRawOptions, readRaw, type SolidRule } from './raw.js';
 export { type ReadImageOptions, readImage } from './read.js';
+export { bereaSamplePath, readBereaSample } from './sample.js';
 export { type ReadTiffOptions, readTiff } from './tiff.js';
 export { checkVoxelImage, fromPoreSpy, porosity, type Shape3, type VoxelImage } from './voxel.js';
 export {
