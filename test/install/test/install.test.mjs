@@ -44,6 +44,8 @@ const cases = [
   'wrong-binary',
   'readme',
   'cli',
+  // test/readme-examples.test.mjs
+  'examples',
 ];
 const only = process.env.PECLET_INSTALL_ONLY?.split(',').map((id) => id.trim());
 for (const id of only ?? []) {
