@@ -40,6 +40,13 @@ export function readShapeFlag(text: string, command: string, flag = '--shape'): 
   return values as [number, number, number];
 }
 
+/** Any finite number (`--pore-value`, `--solid-value`). */
+export function readNumberFlag(text: string, flag: string, command: string): number {
+  const x = parseDecimal(text.trim());
+  if (x === undefined) throw new UsageError(`${flag} must be a number, got ${quote(text)}`, command);
+  return x;
+}
+
 /** A finite number > 0 (`--voxel-size`, `--tolerance`). */
 export function readPositiveFlag(text: string, flag: string, command: string, what = 'a positive number'): number {
   const x = parseDecimal(text.trim());

@@ -1,8 +1,9 @@
 /** The image flags every image command shares, and reading the image they describe. */
 import { extname } from 'node:path';
 import type { ReadImageOptions, VoxelImage } from '@peclet/io';
+import type { Warnings } from './context.js';
 import { UsageError, withFlags } from './errors.js';
-import { readPositiveFlag, readShapeFlag } from './flags.js';
+import { readNumberFlag, readPositiveFlag, readShapeFlag } from './flags.js';
 
 /** Flags as commander collects them. */
 export interface ImageFlags {
@@ -11,6 +12,8 @@ export interface ImageFlags {
   dtype?: string;
   byteOrder?: string;
   solid?: string;
+  poreValue?: string;
+  solidValue?: string;
   key?: string;
 }
 
@@ -37,6 +40,8 @@ const readerFlags = {
   voxelSize: '--voxel-size',
   littleEndian: '--byte-order',
   solid: '--solid',
+  poreValue: '--pore-value',
+  solidValue: '--solid-value',
   key: '--key',
 } as const;
 
@@ -59,7 +64,27 @@ export function readImageFlags(path: string, flags: ImageFlags, command: string)
     );
   }
   const voxelSize = readPositiveFlag(flags.voxelSize, '--voxel-size', command, 'a positive number of metres');
-  const solid = (flags.solid ?? 'nonzero') as 'nonzero' | 'zero';
+  const rules = (
+    [
+      ['--solid', flags.solid],
+      ['--pore-value', flags.poreValue],
+      ['--solid-value', flags.solidValue],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (rules.length > 1) {
+    throw new UsageError(
+      `${rules[0]?.[0]} and ${rules[1]?.[0]} both say which voxels are solid: give one of them`,
+      command,
+    );
+  }
+  // No rule: io's default (non-zero = solid; a boolean array True = pore, as PoreSpy writes it).
+  const solid = {
+    ...(flags.solid !== undefined ? { solid: flags.solid as 'nonzero' | 'zero' } : {}),
+    ...(flags.poreValue !== undefined ? { poreValue: readNumberFlag(flags.poreValue, '--pore-value', command) } : {}),
+    ...(flags.solidValue !== undefined
+      ? { solidValue: readNumberFlag(flags.solidValue, '--solid-value', command) }
+      : {}),
+  };
   if (format !== 'raw') {
     for (const [flag, value] of [
       ['--shape', flags.shape],
@@ -90,18 +115,31 @@ export function readImageFlags(path: string, flags: ImageFlags, command: string)
         voxelSize,
         dtype: (flags.dtype ?? 'uint8') as 'uint8',
         littleEndian: flags.byteOrder !== 'big',
-        solid,
+        ...solid,
       },
     };
   }
   if (format === 'npz' && flags.key !== undefined) {
-    return { path, format, options: { voxelSize, solid, key: flags.key } };
+    return { path, format, options: { voxelSize, ...solid, key: flags.key } };
   }
-  return { path, format, options: { voxelSize, solid } };
+  return { path, format, options: { voxelSize, ...solid } };
 }
 
 /** Reads the image the request describes; a value io refuses for a flag is a usage error. */
 export async function loadImage(request: ImageRequest, command: string): Promise<VoxelImage> {
   const { readImage } = await import('@peclet/io');
   return withFlags(readerFlags, command, () => readImage(request.path, request.options));
+}
+
+/**
+ * Says how the image's values were read when the file chose (a boolean array is PoreSpy's
+ * True = pore), and warns about a voxel size, porosity or shape that looks like a mistake
+ * (@peclet/io's `imageWarnings`).
+ */
+export async function checkImage(image: VoxelImage, path: string, warnings: Warnings): Promise<void> {
+  const { imageWarnings } = await import('@peclet/io');
+  if (image.convention?.includes('PoreSpy')) {
+    warnings.note(`${path} holds a boolean array: read as ${image.convention}; --solid nonzero reads True as solid`);
+  }
+  for (const warning of imageWarnings(image)) warnings.add(warning);
 }

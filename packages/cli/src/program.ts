@@ -34,8 +34,12 @@ Environment:
   PECLET_DEBUG=1           stacks of errors, and one line per stage, on stderr
   PECLET_TEARDOWN_TRACE=1  every release and finalize of native objects, on stderr
 
-Progress bars are drawn on stderr only when it is a terminal; otherwise stderr
-carries nothing but errors.`;
+Progress bars are drawn on stderr only when it is a terminal. Besides errors,
+stderr carries warnings about likely mistakes (a voxel size outside 1 nm - 1 mm,
+a porosity outside 0.01 - 0.9, a --shape whose rows do not line up, a
+permeability above 1000 D) and notes on how an image was read, each a line
+starting 'peclet: warning:' or 'peclet: note:'; --quiet silences them, and
+--json lists the warnings in its "warnings" array.`;
 
 const programExamples = `
 Examples:
@@ -47,8 +51,10 @@ ${exitStatusHelp}`;
 
 const imageHelp = `
 Images: .raw/.bin (headerless, C order, needs --shape), .npy/.npz, .tif/.tiff
-stacks (pages along x). Non-zero voxels are solid; --solid zero reads images
-saved from PoreSpy/OpenPNM (True = pore).`;
+stacks (pages along x). Non-zero voxels are solid, except in a boolean
+.npy/.npz, which is read as PoreSpy and OpenPNM save their images: True = pore
+(a note says so). --solid zero|nonzero, --pore-value or --solid-value make the
+rule explicit, e.g. --pore-value 0 for a labelled image whose phase 0 is pore.`;
 
 /** The options every image command shares. */
 function addImageOptions(command: Command): Command {
@@ -68,8 +74,15 @@ function addImageOptions(command: Command): Command {
       ]),
     )
     .addOption(new Option('--byte-order <order>', 'of a raw image (default: little)').choices(['little', 'big']))
-    .addOption(new Option('--solid <rule>', 'which voxels are solid (default: nonzero)').choices(['nonzero', 'zero']))
-    .option('--key <name>', 'the array to read from an .npz file');
+    .addOption(
+      new Option('--solid <rule>', 'which voxels are solid (default: nonzero; boolean .npy/.npz: True = pore)').choices(
+        ['nonzero', 'zero'],
+      ),
+    )
+    .option('--pore-value <v>', 'voxels holding exactly this value are pore, all others solid')
+    .option('--solid-value <v>', 'voxels holding exactly this value are solid, all others pore')
+    .option('--key <name>', 'the array to read from an .npz file')
+    .option('-q, --quiet', 'no warnings or notes on stderr (--json still lists the warnings)');
 }
 
 /** Runs a command's action with its context; progress only where stderr is a terminal. */

@@ -50,6 +50,22 @@ export function startBar(enabled: boolean, label: string, total: number): Bar {
   };
 }
 
+/**
+ * Seconds as a person reads them: `42 s`, `3 min 05 s`, `1 h 20 min`.
+ *
+ * @example
+ * ```ts
+ * formatDuration(185); // '3 min 05 s'
+ * ```
+ */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '?';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
 /** Stops every bar (on Ctrl-C, so the shell's prompt starts on a line of its own). */
 export function stopBars(): void {
   for (const bar of live) bar.stop();

@@ -19,6 +19,7 @@ import { readAxis, readShape, readSolid } from './options.js';
 
 export { ReleasedError } from '@peclet/core';
 export { fromPoreSpy, type VoxelImage } from '@peclet/io';
+export { type FlowFieldOptions, type FlowFields, flowFields, writeFlowVti } from './fields.js';
 export { Lattice } from './lattice.js';
 export { MILLIDARCY, permeability } from './permeability.js';
 export { type Mpi, slabOf, slabPlanes } from './slab.js';

@@ -9,7 +9,7 @@ import { writePvti, writeVti } from '@peclet/io';
 import { GpuPath } from './gpu/path.js';
 import { flowModule, type NativeLattice, type NativeLatticeInfo, type NativeStep, native } from './native.js';
 import { type LatticeSettings, readAxis, readLatticeOptions, readRunOptions } from './options.js';
-import { Settling } from './settling.js';
+import { projectSteps, Settling } from './settling.js';
 import { Distributed, mpiOption, readMpi } from './slab.js';
 import type { Axis, LatticeOptions, RunOptions, RunReport, StepReport } from './types.js';
 
@@ -345,7 +345,13 @@ export class Lattice implements Disposable {
         mean = this.#mean(outcome);
         settling.update(Math.hypot(...mean));
         const residual = settling.residual;
-        onProgress?.({ steps, maxSteps, residual, meanVelocity: mean });
+        onProgress?.({
+          steps,
+          maxSteps,
+          residual,
+          meanVelocity: mean,
+          projectedSteps: projectSteps(steps, settling.checksToSettle(tolerance), checkInterval, maxSteps),
+        });
         const during = interruption();
         if (during !== undefined) throw during;
         const converged = settling.settled(tolerance);
@@ -496,7 +502,13 @@ export class Lattice implements Disposable {
         settling.update(Math.hypot(...mean));
         const residual = settling.residual;
         try {
-          onProgress?.({ steps, maxSteps, residual, meanVelocity: mean });
+          onProgress?.({
+            steps,
+            maxSteps,
+            residual,
+            meanVelocity: mean,
+            projectedSteps: projectSteps(steps, settling.checksToSettle(tolerance), checkInterval, maxSteps),
+          });
         } catch (e) {
           pending = e;
         }

@@ -4,11 +4,11 @@
  * @internal
  */
 import { fail, readEnum, readFunction, readInteger, readNumber, readOptions, readSignal } from '@peclet/core';
-import { checkVoxelImage, type VoxelImage } from '@peclet/io';
+import { checkVoxelImage, imageWarnings, permeabilityWarning, type VoxelImage } from '@peclet/io';
 import { cancelled, distributedOf, Lattice } from './lattice.js';
 import { native } from './native.js';
 import { AXES, DEFAULT_MAX_STEPS, DEFAULT_TOLERANCE, readAxis } from './options.js';
-import { Settling } from './settling.js';
+import { projectSteps, Settling } from './settling.js';
 import { type Distributed, type Mpi, mpiOption, percolatesOver, readMpi, refuseTogether, Slab } from './slab.js';
 import type { PermeabilityOptions, PermeabilityResult, Progress } from './types.js';
 
@@ -92,6 +92,8 @@ async function solve(
     }
   }
   const { axis, buffer, extended, voxelSize, force, drive, tolerance, maxSteps, signal, onProgress } = s;
+  // Over MPI a rank holds a slab: its voxel size, porosity and neighbours say little of the whole.
+  const warnings = mpi === undefined ? imageWarnings({ solid: s.solid, shape: s.shape, voxelSize }) : [];
   const lattice = new Lattice({
     shape: extended,
     solid: s.padded,
@@ -195,7 +197,17 @@ async function solve(
       velocitySettling.update(Math.abs(now.meanVelocity));
       permeabilitySettling.update(now.kLattice);
       residual = Math.max(velocitySettling.residual, permeabilitySettling.residual);
-      onProgress?.({ steps, maxSteps, residual, meanVelocity: batch.meanVelocity });
+      const checksLeft = Math.max(
+        velocitySettling.checksToSettle(tolerance),
+        permeabilitySettling.checksToSettle(tolerance),
+      );
+      onProgress?.({
+        steps,
+        maxSteps,
+        residual,
+        meanVelocity: batch.meanVelocity,
+        projectedSteps: projectSteps(steps, checksLeft, CHECK_INTERVAL, maxSteps),
+      });
       // onProgress may have aborted, or finalized the module.
       if (signal?.aborted) throw signal.reason;
       if (lattice.released) throw cancelled('permeability', 'finalize()');
@@ -230,6 +242,8 @@ async function solve(
     const tortuosity = along === 0 ? Number.NaN : speed / along;
     const k = kLattice * voxelSize * voxelSize;
     const info = lattice.info;
+    const implausible = permeabilityWarning(k, 'direct');
+    if (implausible !== undefined) warnings.push(implausible);
     return {
       permeability: k,
       millidarcy: k / MILLIDARCY,
@@ -251,6 +265,7 @@ async function solve(
         meanVelocity,
         buffer,
       },
+      warnings,
       lattice,
     };
   } catch (error) {

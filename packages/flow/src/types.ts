@@ -73,6 +73,13 @@ export interface Progress {
   readonly residual: number;
   /** Mean velocity over every voxel (superficial), lattice units. */
   readonly meanVelocity: readonly [number, number, number];
+  /**
+   * The step at which the run is projected to settle, from how fast its relative change shrank
+   * over the last checks (a geometric decay), at most `maxSteps`; NaN while there is no estimate
+   * (the first three checks, a change that is not shrinking, or no tolerance). What a progress
+   * bar measures the work left against.
+   */
+  readonly projectedSteps: number;
 }
 
 /** Options of {@link Lattice.run}. */
@@ -179,6 +186,13 @@ export interface PermeabilityResult {
   readonly tortuosity: number;
   readonly layout: 'sparse' | 'dense';
   readonly latticeUnits: LatticeUnits;
+  /**
+   * Likely mistakes, as sentences (empty when none): a voxel size outside 1 nm – 1 mm, a porosity
+   * outside 0.01 – 0.9, an axis along which neighbouring voxels are unrelated (a raw file read with
+   * the wrong shape), a permeability above 1000 D (@peclet/io's `imageWarnings` and
+   * `permeabilityWarning`). Over MPI ranks, the permeability's only.
+   */
+  readonly warnings: string[];
   /** The lattice it ran on (the image with its buffer layers); release it when done with its fields. */
   readonly lattice: import('./lattice.js').Lattice;
 }

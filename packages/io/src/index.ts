@@ -7,6 +7,14 @@
 export { readPath, writeAtomically, writeAtomicallySync } from './atomic.js';
 export { FileFormatError } from './errors.js';
 export { type NpyArray, type ReadNpyOptions, readNpy, readNpyArray } from './npy.js';
+export {
+  imageWarnings,
+  neighbourCorrelation,
+  permeabilityWarning,
+  plausiblePermeability,
+  plausiblePorosity,
+  plausibleVoxelSize,
+} from './plausible.js';
 export { type Slice, type SliceOptions, sliceOf, type WritePngOptions, writePng } from './png.js';
 export { type RawDtype, type ReadRawOptions, readRaw, type SolidRule } from './raw.js';
 export { type ReadImageOptions, readImage } from './read.js';

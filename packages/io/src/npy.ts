@@ -2,19 +2,25 @@ import { endianness } from 'node:os';
 import { describeValue, fail, readOptions } from '@peclet/core';
 import { unzipSync } from 'fflate';
 import { openRegularFile, readPath, readRegularFile } from './atomic.js';
+import {
+  type Classifier,
+  type ClassifierOptions,
+  classifierKeys,
+  describeConvention,
+  forBoolean,
+  readClassifier,
+} from './classify.js';
 import { type ElementLayout, SolidWriter, streamElements } from './decode.js';
 import { checkMemory, FileFormatError } from './errors.js';
-import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
+import { allocateImage } from './raw.js';
 import { readVoxelSize, type Shape3, type VoxelImage } from './voxel.js';
 
 /** Options of {@link readNpy}. */
-export interface ReadNpyOptions {
+export interface ReadNpyOptions extends ClassifierOptions {
   /** Voxel edge (m). */
   voxelSize: number;
   /** `.npz` only: the array to read (default: the only one, else `im`). */
   key?: string;
-  /** Which voxels are solid (default `'nonzero'`). */
-  solid?: SolidRule;
 }
 
 /** What an .npy header says. */
@@ -67,7 +73,7 @@ function layoutOf(descr: string, file: string): ElementLayout {
   const itemSize = Number(m[3]);
   if (order === '|' && itemSize !== 1) throw new FileFormatError(file, `dtype ${descr} has no byte order`);
   const littleEndian = order === '<' || order === '|' || (order === '=' && endianness() === 'LE');
-  return { itemSize, float: m[2] === 'f', littleEndian };
+  return { itemSize, float: m[2] === 'f', signed: m[2] === 'i', littleEndian };
 }
 
 /** Parses the header dict `{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4, 5), }`. */
@@ -175,7 +181,17 @@ export async function readNpyArray(path: string): Promise<NpyArray> {
   return { data, shape: [...shape], dtype: header.descr };
 }
 
-async function readNpyFile(file: string, voxelSize: number, rule: SolidRule): Promise<VoxelImage> {
+/** The image of a parsed array: booleans read as PoreSpy's True = pore unless an option chose. */
+function imageWriter(solid: Uint8Array, header: NpyHeader, classifier: Classifier) {
+  const boolean = /b1$/.test(header.descr);
+  const c = boolean ? forBoolean(classifier) : classifier;
+  return {
+    writer: new SolidWriter(solid, header.shape, header.layout, c, header.fortran),
+    convention: describeConvention(c, boolean),
+  };
+}
+
+async function readNpyFile(file: string, voxelSize: number, classifier: Classifier): Promise<VoxelImage> {
   const handle = await openRegularFile(file);
   try {
     const stats = await handle.stat();
@@ -194,12 +210,12 @@ async function readNpyFile(file: string, voxelSize: number, rule: SolidRule): Pr
     if (bytesRead !== prefix.length) throw new FileFormatError(file, 'the file became shorter while it was read');
     const header = parseHeader(prefix, file, stats.size);
     const solid = allocateImage(header.shape, 'path');
-    const writer = new SolidWriter(solid, header.shape, header.layout, rule === 'nonzero', header.fortran);
+    const { writer, convention } = imageWriter(solid, header, classifier);
     const count = solid.length;
     if (!(await streamElements(handle, header.dataOffset, count, header.layout.itemSize, writer))) {
       throw new FileFormatError(file, 'the file became shorter while it was read');
     }
-    return { solid, shape: header.shape, voxelSize };
+    return { solid, shape: header.shape, voxelSize, convention };
   } finally {
     await handle.close();
   }
@@ -226,7 +242,7 @@ function zipEntries(zip: Uint8Array, file: string) {
   return entries;
 }
 
-async function readNpzFile(file: string, key: string | undefined, voxelSize: number, rule: SolidRule) {
+async function readNpzFile(file: string, key: string | undefined, voxelSize: number, classifier: Classifier) {
   const zip = await readRegularFile(file);
   const entries = zipEntries(zip, file).filter((e) => e.name.endsWith('.npy'));
   const keys = entries.map((e) => e.name.slice(0, -4));
@@ -264,9 +280,9 @@ async function readNpzFile(file: string, key: string | undefined, voxelSize: num
   const where = `${file} (${name}.npy)`;
   const header = parseHeader(npy, where, npy.length);
   const solid = allocateImage(header.shape, 'path');
-  const writer = new SolidWriter(solid, header.shape, header.layout, rule === 'nonzero', header.fortran);
+  const { writer, convention } = imageWriter(solid, header, classifier);
   writer.push(npy.subarray(header.dataOffset));
-  return { solid, shape: header.shape, voxelSize };
+  return { solid, shape: header.shape, voxelSize, convention };
 }
 
 function listKeys(keys: string[]): string {
@@ -276,26 +292,30 @@ function listKeys(keys: string[]): string {
 /**
  * Reads a 3-D NumPy array from `.npy` or `.npz` (stored or deflated). dtypes: bool, (u)int8,
  * (u)int16, (u)int32, float32, float64, either byte order; Fortran order is transposed into C
- * order. `key` picks the array of an `.npz` (default: the only one, else `im`). A 2-D array, an
+ * order. `key` picks the array of an `.npz` (default: the only one, else `im`). A boolean array
+ * is read as PoreSpy and OpenPNM write their images, True = pore, unless `solid`, `poreValue` or
+ * `solidValue` says otherwise; other dtypes as non-zero = solid. The image's `convention` says
+ * which rule was applied. A 2-D array, an
  * unsupported dtype or a missing key is a RangeError; a corrupt file a {@link FileFormatError}.
  *
  * @example
  * ```ts
- * // Python: np.save('im.npy', ps.generators.blobs([200, 200, 200]))  — True = pore
- * const image = await readNpy('im.npy', { voxelSize: 1e-6, solid: 'zero' });
+ * // Python: np.save('im.npy', ps.generators.blobs([200, 200, 200]))  — a boolean array, True = pore
+ * const image = await readNpy('im.npy', { voxelSize: 1e-6 }); // image.convention: 'True = pore (…)'
+ * const labels = await readNpy('labels.npy', { voxelSize: 1e-6, poreValue: 0 }); // 0 = pore, 1, 2, … = solid
  * const other = await readNpy('images.npz', { voxelSize: 1e-6, key: 'segmented' });
  * ```
  */
 export async function readNpy(path: string, options: ReadNpyOptions): Promise<VoxelImage> {
   const file = readPath(path);
-  const o = readOptions(options, 'options', ['voxelSize', 'key', 'solid']);
+  const o = readOptions(options, 'options', ['voxelSize', 'key', ...classifierKeys]);
   const voxelSize = readVoxelSize(o.voxelSize, 'voxelSize');
   const key = o.key;
   if (key !== undefined && (typeof key !== 'string' || key.length === 0)) {
     fail('type', 'key', `must be a non-empty string, got ${describeValue(key)}`);
   }
-  const rule = readSolidRule(o.solid);
-  if (file.toLowerCase().endsWith('.npz')) return readNpzFile(file, key as string | undefined, voxelSize, rule);
+  const classifier = readClassifier(o);
+  if (file.toLowerCase().endsWith('.npz')) return readNpzFile(file, key as string | undefined, voxelSize, classifier);
   if (key !== undefined) fail('type', 'key', 'only applies to .npz files');
-  return readNpyFile(file, voxelSize, rule);
+  return readNpyFile(file, voxelSize, classifier);
 }

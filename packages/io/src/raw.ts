@@ -1,5 +1,6 @@
 import { fail, readBoolean, readEnum, readInteger, readOptions } from '@peclet/core';
 import { openRegularFile, readPath } from './atomic.js';
+import { type ClassifierOptions, classifierKeys, describeConvention, readClassifier } from './classify.js';
 import { type ElementLayout, SolidWriter, streamElements } from './decode.js';
 import { allocateBytes, checkMemory, FileFormatError } from './errors.js';
 import { readShape, readVoxelSize, type Shape3, type VoxelImage, voxelCount } from './voxel.js';
@@ -7,8 +8,7 @@ import { readShape, readVoxelSize, type Shape3, type VoxelImage, voxelCount } fr
 /** Element types of a raw file. */
 export type RawDtype = 'uint8' | 'int8' | 'uint16' | 'int16' | 'uint32' | 'int32' | 'float32' | 'float64';
 
-/** Which voxels are solid: the non-zero ones (peclet's convention) or the zero ones (PoreSpy's). */
-export type SolidRule = 'nonzero' | 'zero';
+export type { SolidRule } from './classify.js';
 
 export const rawDtypes: readonly RawDtype[] = [
   'uint8',
@@ -33,7 +33,7 @@ const itemSizes: Record<RawDtype, number> = {
 };
 
 /** Options of {@link readRaw}. */
-export interface ReadRawOptions {
+export interface ReadRawOptions extends ClassifierOptions {
   /** `[n0, n1, n2]`, C order (last index fastest in the file). */
   shape: readonly [number, number, number] | [number, number, number];
   /** Element type (default `'uint8'`). */
@@ -42,8 +42,6 @@ export interface ReadRawOptions {
   voxelSize: number;
   /** Byte order of multi-byte elements (default true). */
   littleEndian?: boolean;
-  /** Which voxels are solid (default `'nonzero'`). */
-  solid?: SolidRule;
   /**
    * Only the planes `[start, start + count)` along the first axis (the slowest in the file):
    * one offset read of `count · n1 · n2` elements, the image `[count, n1, n2]`. What each MPI
@@ -59,11 +57,6 @@ function readPlanes(value: unknown, n0: number): { start: number; count: number 
   const start = readInteger(p.start, 'planes.start', { max: n0 - 1 });
   const count = readInteger(p.count, 'planes.count', { min: 1, max: n0 - start });
   return { start, count };
-}
-
-/** Reads the `solid` option. */
-export function readSolidRule(value: unknown): SolidRule {
-  return readEnum(value, 'solid', ['nonzero', 'zero'] as const, 'nonzero');
 }
 
 /** The image a file of `count` elements will fill, checked against free memory. */
@@ -88,12 +81,19 @@ export function allocateImage(shape: Shape3, argument: string): Uint8Array {
  */
 export async function readRaw(path: string, options: ReadRawOptions): Promise<VoxelImage> {
   const file = readPath(path);
-  const o = readOptions(options, 'options', ['shape', 'dtype', 'voxelSize', 'littleEndian', 'solid', 'planes']);
+  const o = readOptions(options, 'options', [
+    'shape',
+    'dtype',
+    'voxelSize',
+    'littleEndian',
+    'planes',
+    ...classifierKeys,
+  ]);
   const shape = readShape(o.shape, 'shape');
   const dtype = readEnum(o.dtype, 'dtype', rawDtypes, 'uint8');
   const voxelSize = readVoxelSize(o.voxelSize, 'voxelSize');
   const littleEndian = readBoolean(o.littleEndian, 'littleEndian', true);
-  const rule = readSolidRule(o.solid);
+  const classifier = readClassifier(o);
   const itemSize = itemSizes[dtype];
   const expected = voxelCount(shape) * itemSize;
   const planes = readPlanes(o.planes, shape[0]);
@@ -111,12 +111,17 @@ export async function readRaw(path: string, options: ReadRawOptions): Promise<Vo
       );
     }
     const solid = allocateImage(part, o.planes === undefined ? 'shape' : 'planes');
-    const layout: ElementLayout = { itemSize, float: dtype.startsWith('float'), littleEndian };
-    const writer = new SolidWriter(solid, part, layout, rule === 'nonzero', false);
+    const layout: ElementLayout = {
+      itemSize,
+      float: dtype.startsWith('float'),
+      signed: dtype.startsWith('int'),
+      littleEndian,
+    };
+    const writer = new SolidWriter(solid, part, layout, classifier, false);
     if (!(await streamElements(handle, position, count, itemSize, writer))) {
       throw new FileFormatError(file, 'the file became shorter while it was read');
     }
-    return { solid, shape: part, voxelSize };
+    return { solid, shape: part, voxelSize, convention: describeConvention(classifier, false) };
   } finally {
     await handle.close();
   }

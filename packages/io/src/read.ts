@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { fail, readOptions } from '@peclet/core';
 import { readPath } from './atomic.js';
+import { classifierKeys } from './classify.js';
 import { type ReadNpyOptions, readNpy } from './npy.js';
 import { type ReadRawOptions, readRaw } from './raw.js';
 import { type ReadTiffOptions, readTiff } from './tiff.js';
@@ -13,9 +14,9 @@ import type { VoxelImage } from './voxel.js';
  */
 export type ReadImageOptions = ReadRawOptions | ReadNpyOptions | ReadTiffOptions;
 
-const RAW_KEYS = ['shape', 'dtype', 'voxelSize', 'littleEndian', 'solid', 'planes'] as const;
-const NPY_KEYS = ['voxelSize', 'key', 'solid'] as const;
-const TIFF_KEYS = ['voxelSize', 'solid'] as const;
+const RAW_KEYS = ['shape', 'dtype', 'voxelSize', 'littleEndian', 'planes', ...classifierKeys] as const;
+const NPY_KEYS = ['voxelSize', 'key', ...classifierKeys] as const;
+const TIFF_KEYS = ['voxelSize', ...classifierKeys] as const;
 const ALL_KEYS = [...RAW_KEYS, 'key'] as const;
 
 /**

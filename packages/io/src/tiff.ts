@@ -1,16 +1,15 @@
 import { fail, readOptions } from '@peclet/core';
 import { Unzlib } from 'fflate';
 import { readPath, readRegularFile } from './atomic.js';
+import { type ClassifierOptions, classifierKeys, classify, describeConvention, readClassifier } from './classify.js';
 import { FileFormatError } from './errors.js';
-import { allocateImage, readSolidRule, type SolidRule } from './raw.js';
+import { allocateImage } from './raw.js';
 import { readVoxelSize, type Shape3, type VoxelImage } from './voxel.js';
 
 /** Options of {@link readTiff}. */
-export interface ReadTiffOptions {
+export interface ReadTiffOptions extends ClassifierOptions {
   /** Voxel edge (m). */
   voxelSize: number;
-  /** Which voxels are solid (default `'nonzero'`). */
-  solid?: SolidRule;
 }
 
 /** Bytes per value of each TIFF field type (0: unknown). */
@@ -188,9 +187,10 @@ function sampleType(format: number, bits: number): string | undefined {
  */
 export async function readTiff(path: string, options: ReadTiffOptions): Promise<VoxelImage> {
   const file = readPath(path);
-  const o = readOptions(options, 'options', ['voxelSize', 'solid']);
+  const o = readOptions(options, 'options', ['voxelSize', ...classifierKeys]);
   const voxelSize = readVoxelSize(o.voxelSize, 'voxelSize');
-  const rule = readSolidRule(o.solid);
+  const classifier = readClassifier(o);
+  const byValue = classifier.rule === 'pore-value' || classifier.rule === 'solid-value';
   const bytes = await readRegularFile(file);
   const pages = walkTiff(bytes, file);
   const first = pages[0] as Page;
@@ -206,7 +206,7 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
   const shape: Shape3 = [pages.length, first.height, first.width];
   if (!Number.isSafeInteger(shape[0] * shape[1] * shape[2])) fail('range', 'path', `${file} is too large`);
   const solid = allocateImage(shape, 'path');
-  const whenNonzero = rule === 'nonzero' ? 1 : 0;
+  const whenNonzero = classifier.rule === 'zero' ? 0 : 1;
   const plane = first.width * first.height;
   let firstType: string | undefined;
   try {
@@ -234,11 +234,12 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
       if (raster.length !== plane)
         throw new FileFormatError(file, `page ${p} decoded to ${raster.length} values, not ${plane}`);
       const base = p * plane;
-      for (let i = 0; i < plane; i++) solid[base + i] = raster[i] !== 0 ? whenNonzero : 1 - whenNonzero;
+      if (byValue) for (let i = 0; i < plane; i++) solid[base + i] = classify(classifier, raster[i] as number);
+      else for (let i = 0; i < plane; i++) solid[base + i] = raster[i] !== 0 ? whenNonzero : 1 - whenNonzero;
     }
   } catch (error) {
     if (error instanceof FileFormatError || (error instanceof Error && 'argument' in error)) throw error;
     throw new FileFormatError(file, `corrupt TIFF: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
-  return { solid, shape, voxelSize };
+  return { solid, shape, voxelSize, convention: describeConvention(classifier, false) };
 }

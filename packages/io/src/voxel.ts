@@ -9,6 +9,11 @@ export type VoxelImage = {
   solid: Uint8Array;
   shape: [number, number, number];
   voxelSize: number;
+  /**
+   * How a reader turned the file's values into solid flags, e.g. `'non-zero = solid, zero = pore'`
+   * or `"True = pore (PoreSpy's convention for boolean arrays)"`; set by the readers only.
+   */
+  readonly convention?: string;
 };
 
 /** The shape of a 3-D grid: three positive safe integers. */

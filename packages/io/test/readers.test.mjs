@@ -102,8 +102,62 @@ describe('readNpy', () => {
     const file = join(dir, 'b1.npy');
     const b = c.map((v) => v > 1);
     writeFileSync(file, encodeNpy({ descr: '|b1', shape, values: b, version: 2 }));
+    // PoreSpy's and OpenPNM's convention by default: True = pore; `solid` overrides it.
     const image = await readNpy(file, { voxelSize: 1 });
-    assert.deepEqual(image.solid, Uint8Array.from(b, Number));
+    assert.deepEqual(
+      image.solid,
+      Uint8Array.from(b, (x) => (x ? 0 : 1)),
+    );
+    assert.equal(image.convention, "True = pore (PoreSpy's convention for boolean arrays)");
+    const solid = await readNpy(file, { voxelSize: 1, solid: 'nonzero' });
+    assert.deepEqual(solid.solid, Uint8Array.from(b, Number));
+    assert.equal(solid.convention, 'True = solid');
+    const npz = join(dir, 'b1.npz');
+    writeFileSync(npz, zipSync({ 'im.npy': encodeNpy({ descr: '|b1', shape, values: b }) }));
+    assert.deepEqual((await readNpy(npz, { voxelSize: 1 })).solid, image.solid, 'the same in an .npz');
+  });
+  it('poreValue and solidValue: a labelled image of several phases, any dtype and order', async () => {
+    const labels = c.map((v, i) => (v === 0 ? 0 : 1 + (i % 3)));
+    const expect = (rule, value) =>
+      Uint8Array.from(labels, (x) => ((rule === 'pore' ? x !== value : x === value) ? 1 : 0));
+    for (const descr of ['|u1', '|i1', '<u2', '>i2', '<i4', '>u4', '<f4', '>f8']) {
+      const file = join(dir, `labels-${descr.replace(/[<>|]/, '')}.npy`);
+      writeFileSync(file, encodeNpy({ descr, shape, values: labels }));
+      const pore = await readNpy(file, { voxelSize: 1, poreValue: 0 });
+      assert.deepEqual(pore.solid, expect('pore', 0), descr);
+      assert.equal(pore.convention, 'value 0 = pore, any other = solid');
+      assert.deepEqual((await readNpy(file, { voxelSize: 1, solidValue: 2 })).solid, expect('solid', 2), descr);
+    }
+    const fortran = join(dir, 'labels-fortran.npy');
+    const f = new Array(labels.length);
+    const [n0, n1, n2] = shape;
+    for (let i = 0; i < n0; i++)
+      for (let j = 0; j < n1; j++)
+        for (let k = 0; k < n2; k++) f[i + n0 * (j + n1 * k)] = labels[(i * n1 + j) * n2 + k];
+    writeFileSync(fortran, encodeNpy({ descr: '<i2', shape, values: f, fortran: true }));
+    assert.deepEqual((await readNpy(fortran, { voxelSize: 1, solidValue: 3 })).solid, expect('solid', 3));
+    const raw = join(dir, 'labels.raw');
+    writeFileSync(raw, Uint8Array.from(labels));
+    const fromRaw = await readRaw(raw, { shape, voxelSize: 1, poreValue: 0 });
+    assert.deepEqual(fromRaw.solid, expect('pore', 0));
+    const tiff = join(dir, 'labels.tiff');
+    const plane = n1 * n2;
+    const pages = Array.from({ length: n0 }, (_, p) => Uint8Array.from(labels.slice(p * plane, (p + 1) * plane)));
+    writeFileSync(tiff, encodeTiff({ pages, width: n2, height: n1 }));
+    assert.deepEqual((await readTiff(tiff, { voxelSize: 1, solidValue: 1 })).solid, expect('solid', 1));
+    assert.deepEqual((await readImage(tiff, { voxelSize: 1, poreValue: 0 })).solid, expect('pore', 0));
+  });
+  it('one rule at most, and a finite number for a value', async () => {
+    const file = join(dir, 'labels-u1.npy');
+    await throwsNaming(
+      () => readNpy(file, { voxelSize: 1, solid: 'zero', poreValue: 0 }),
+      TypeError,
+      'poreValue',
+      /solid/,
+    );
+    await throwsNaming(() => readNpy(file, { voxelSize: 1, poreValue: 0, solidValue: 1 }), TypeError, 'solidValue');
+    await throwsNaming(() => readNpy(file, { voxelSize: 1, poreValue: '0' }), TypeError, 'poreValue');
+    await throwsNaming(() => readNpy(file, { voxelSize: 1, solidValue: Number.NaN }), RangeError, 'solidValue');
   });
   it('<f8 with -0 and NaN, >i2 big-endian', async () => {
     const f = c.map((v, i) => (i === 0 ? -0 : i === 1 ? Number.NaN : v - 1.5 + 1.5));

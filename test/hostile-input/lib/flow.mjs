@@ -592,6 +592,63 @@ function progress(kind, l, flow, seen) {
   });
 }
 
+/** Options of flowFields and writeFlowVti, `bad` where they are refused. */
+const fieldOptions = {
+  undefined: { make: () => undefined },
+  '{ pressureGradient: 1e4 }': { make: () => ({ pressureGradient: 1e4 }) },
+  '{ viscosity: 1e-3, pressureGradient: 2 }': { make: () => ({ viscosity: 1e-3, pressureGradient: 2 }) },
+  '{ viscosity: -1 }': { make: () => ({ viscosity: -1 }), bad: true },
+  '{ pressureGradient: NaN }': { make: () => ({ pressureGradient: Number.NaN }), bad: true },
+  "{ viscosity: '1' }": { make: () => ({ viscosity: '1' }), bad: true },
+  '{ bogus: 1 }': { make: () => ({ bogus: 1 }), bad: true },
+  null: { make: () => null },
+  5: { make: () => 5, bad: true },
+};
+
+async function withTempFolder(fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'peclet-hostile-fields-'));
+  try {
+    await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** flowFields / writeFlowVti on a successful result: the sample's shape, physical units, the file. */
+async function checkFlowFields(plan, h, flow, result, image) {
+  const entry = fieldOptions[plan.fieldOptions];
+  const options = entry.make();
+  const count = image.solid.length;
+  if (plan.fields === 'flowFields') {
+    const got = await h.call(`flowFields(result, ${plan.fieldOptions})`, () => flow.flowFields(result, options), {
+      bad: entry.bad === true,
+    });
+    if (!got.ok) return;
+    const f = got.value;
+    if (f.shape.join() !== image.shape.join()) h.problem(`flowFields shape [${f.shape}], the image's [${image.shape}]`);
+    if (f.solid.length !== count || f.velocity.length !== 3 * count || f.pressure.length !== count)
+      h.problem('flowFields arrays are not the sample size');
+    for (let v = 0; v < count; v++) {
+      if ((f.solid[v] !== 0) !== (image.solid[v] !== 0)) {
+        h.problem(`flowFields solid differs from the image at voxel ${v}`);
+        break;
+      }
+      if (f.solid[v] === 0 && !Number.isFinite(f.pressure[v])) {
+        h.problem(`flowFields pressure ${f.pressure[v]} in pore voxel ${v}`);
+        break;
+      }
+    }
+    return;
+  }
+  await withTempFolder(async (dir) => {
+    await h.call(
+      `writeFlowVti(result, flow.vti, ${plan.fieldOptions})`,
+      () => flow.writeFlowVti(result, join(dir, 'flow.vti'), options),
+      { bad: entry.bad === true },
+    );
+  });
+}
+
 export const flowTargets = {
   'flow.new Lattice': {
     build: (r) => {
@@ -1056,6 +1113,9 @@ export const flowTargets = {
             ]),
       };
       if (huge) plan.memoryLimitKiB = CAP_KIB;
+      // Drawn last, so the plans above stay what they were for every case id.
+      plan.fields = r.pick(['none', 'flowFields', 'writeFlowVti']);
+      plan.fieldOptions = r.pick(Object.keys(fieldOptions));
       return plan;
     },
     async exec(plan, h, { flow, r }) {
@@ -1140,7 +1200,10 @@ export const flowTargets = {
           h.problem(`porosity ${v.porosity}, the image has ${pores / image.solid.length}`);
       }
       if (lattice === undefined || lattice.released) h.problem('the result holds no live lattice');
-      else lattice.release();
+      else {
+        if (plan.fields !== undefined && plan.fields !== 'none') await checkFlowFields(plan, h, flow, v, image);
+        lattice.release();
+      }
     },
   },
 

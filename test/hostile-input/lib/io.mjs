@@ -1932,20 +1932,47 @@ const rawPlanes = {
 
 export const ioTargets = {
   'io.checkVoxelImage': {
-    build: (r) => ({ image: r.pick(Object.keys(images)), how: r.pick(['checkVoxelImage', 'porosity']) }),
+    build: (r) => ({
+      image: r.pick(Object.keys(images)),
+      how: r.pick(['checkVoxelImage', 'porosity', 'imageWarnings', 'neighbourCorrelation']),
+    }),
     async exec(plan, h, { io }) {
       const entry = images[plan.image];
       const image = entry.make();
-      const result = await h.call(
-        `${plan.how}(${plan.image})`,
-        () => (plan.how === 'porosity' ? io.porosity(image) : io.checkVoxelImage(image)),
-        { bad: entry.bad === true },
-      );
+      const result = await h.call(`${plan.how}(${plan.image})`, () => io[plan.how](image), { bad: entry.bad === true });
       if (result.ok && plan.how === 'porosity' && !(result.value >= 0 && result.value <= 1)) {
         h.problem(`porosity returned ${result.value}`);
       }
+      if (result.ok && plan.how === 'imageWarnings' && !result.value.every((w) => typeof w === 'string')) {
+        h.problem(`imageWarnings returned ${result.value}`);
+      }
+      if (
+        result.ok &&
+        plan.how === 'neighbourCorrelation' &&
+        !(result.value.length === 3 && result.value.every((x) => x === null || (x >= -1 - 1e-12 && x <= 1 + 1e-12)))
+      ) {
+        h.problem(`neighbourCorrelation returned [${result.value}]`);
+      }
       if (result.ok && plan.how === 'checkVoxelImage' && result.value.solid !== image.solid) {
         h.problem('checkVoxelImage copied the solid array');
+      }
+    },
+  },
+
+  'io.permeabilityWarning': {
+    build: (r) => ({ k: r.pick([...Object.keys(numbers), '1e-12', '1e-9', '1']) }),
+    async exec(plan, h, { io }) {
+      const k = plan.k in numbers ? numbers[plan.k]() : Number(plan.k);
+      const result = await h.call(
+        `permeabilityWarning(${plan.k}, 'direct')`,
+        () => io.permeabilityWarning(k, 'direct'),
+        {
+          bad: typeof k !== 'number',
+        },
+      );
+      const high = typeof k === 'number' && k > io.plausiblePermeability;
+      if (result.ok && high !== (typeof result.value === 'string')) {
+        h.problem(`permeabilityWarning(${plan.k}) returned ${result.value}`);
       }
     },
   },

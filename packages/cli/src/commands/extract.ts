@@ -3,7 +3,7 @@
  * permeability, and the files ParaView (`--out network.vtp`) and pnflow/OpenPNM (`--statoil`) read.
  */
 import { basename, dirname, join } from 'node:path';
-import type { Context } from '../context.js';
+import { type Context, Warnings } from '../context.js';
 import { UsageError, withFlags } from '../errors.js';
 import {
   type Axis,
@@ -15,7 +15,7 @@ import {
   readOutputFlag,
 } from '../flags.js';
 import { formatNumber, formatShape, formatVoxelSize, toJson } from '../format.js';
-import { type ImageFlags, loadImage, readImageFlags } from '../image.js';
+import { checkImage, type ImageFlags, loadImage, readImageFlags } from '../image.js';
 import { describeNetwork, extractNetwork, flowThrough, type NetworkPermeability } from './network.js';
 
 const command = 'extract';
@@ -32,12 +32,13 @@ export interface ExtractFlags extends ImageFlags {
   out?: string;
   statoil?: string;
   json?: boolean;
+  quiet?: boolean;
 }
 
 /** What `--json` prints. */
 export interface ExtractReport {
   readonly command: 'extract';
-  readonly image: { path: string; shape: number[]; voxelSize: number; porosity: number };
+  readonly image: { path: string; shape: number[]; voxelSize: number; porosity: number; convention?: string };
   /** Pores, boundary pores included. */
   readonly pores: number;
   readonly boundaryPores: number;
@@ -51,6 +52,8 @@ export interface ExtractReport {
   /** Seconds per extraction stage. */
   readonly timings: object;
   readonly files: string[];
+  /** Likely mistakes in the input or the result (see `peclet --help`); empty when none. */
+  readonly warnings: string[];
 }
 
 export async function extractCommand(path: string, flags: ExtractFlags, context: Context): Promise<void> {
@@ -82,6 +85,9 @@ export async function extractCommand(path: string, flags: ExtractFlags, context:
   }
 
   const image = await loadImage(request, command);
+  const warnings = new Warnings(context, flags.quiet);
+  await checkImage(image, path, warnings);
+  const { permeabilityWarning } = await import('@peclet/io');
   const network = await extractNetwork(image, settings, context, command);
   let report: ExtractReport;
   try {
@@ -96,17 +102,26 @@ export async function extractCommand(path: string, flags: ExtractFlags, context:
       await withFlags({ dir: '--statoil', prefix: '--statoil' }, command, () => network.writeStatoil(dir, prefix));
       for (const kind of ['node1', 'node2', 'link1', 'link2']) files.push(join(dir, `${prefix}_${kind}.dat`));
     }
+    const permeability = flowThrough(network, flags.axis, flags.conductance);
+    if (permeability.permeability !== null) warnings.add(permeabilityWarning(permeability.permeability, 'network'));
     report = {
       command,
-      image: { path, shape: [...image.shape], voxelSize: image.voxelSize, porosity: network.porosity },
+      image: {
+        path,
+        shape: [...image.shape],
+        voxelSize: image.voxelSize,
+        porosity: network.porosity,
+        ...(image.convention !== undefined ? { convention: image.convention } : {}),
+      },
       pores: statistics.poreCount,
       boundaryPores: statistics.boundaryPoreCount,
       throats: statistics.throatCount,
       coordination: statistics.coordination.mean,
       boundaries,
-      network: flowThrough(network, flags.axis, flags.conductance),
+      network: permeability,
       timings: { ...network.timings },
       files,
+      warnings: warnings.list,
     };
   } finally {
     network.release();

@@ -3,7 +3,7 @@
  * (@peclet/flow), and with `--network` its pore network's (@peclet/pnm).
  */
 import type { ConductanceModel } from '@peclet/pnm';
-import type { Context } from '../context.js';
+import { type Context, Warnings } from '../context.js';
 import { UsageError, withFlags } from '../errors.js';
 import { type Axis, checkOutputFolder, readIntegerFlag, readOutputFlag, readPositiveFlag } from '../flags.js';
 import {
@@ -15,8 +15,8 @@ import {
   permeabilityValue,
   toJson,
 } from '../format.js';
-import { type ImageFlags, loadImage, readImageFlags } from '../image.js';
-import { startBar } from '../progress.js';
+import { checkImage, type ImageFlags, loadImage, readImageFlags } from '../image.js';
+import { formatDuration, startBar } from '../progress.js';
 import { describeNetwork, type NetworkPermeability, networkPermeability } from './network.js';
 
 const command = 'permeability';
@@ -35,6 +35,7 @@ export interface PermeabilityFlags extends ImageFlags {
   network?: boolean;
   conductance: ConductanceModel;
   json?: boolean;
+  quiet?: boolean;
 }
 
 /** flow's argument names → our flags. */
@@ -53,7 +54,7 @@ const flowFlags = {
 /** What `--json` prints. */
 export interface PermeabilityReport {
   readonly command: 'permeability';
-  readonly image: { path: string; shape: number[]; voxelSize: number; porosity: number };
+  readonly image: { path: string; shape: number[]; voxelSize: number; porosity: number; convention?: string };
   readonly axis: Axis;
   readonly direct: PermeabilityValue & {
     steps: number;
@@ -67,10 +68,9 @@ export interface PermeabilityReport {
     vti?: string;
   };
   readonly network?: NetworkPermeability;
+  /** Likely mistakes in the input or the result (see `peclet --help`); empty when none. */
+  readonly warnings: string[];
 }
-
-/** flow's default `tolerance`, for the progress bar's scale. */
-const defaultTolerance = 1e-6;
 
 export async function permeabilityCommand(path: string, flags: PermeabilityFlags, context: Context): Promise<void> {
   const request = readImageFlags(path, flags, command);
@@ -101,32 +101,41 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
 
   const image = await loadImage(request, command);
   context.debug(`read ${path}: ${formatShape(image.shape)} voxels`);
+  const warnings = new Warnings(context, flags.quiet);
+  await checkImage(image, path, warnings);
   const flow = await import('@peclet/flow');
-  const tolerance = options.tolerance ?? defaultTolerance;
-  const bar = startBar(context.progress, 'flow', 100);
+  const bar = startBar(context.progress, 'flow', 1);
+  const started = performance.now();
   let result: Awaited<ReturnType<typeof flow.permeability>>;
   try {
     result = await withFlags(flowFlags, command, () =>
       flow.permeability(image, {
         ...options,
-        onProgress: ({ steps, residual }) => {
-          context.debug(`flow: ${steps} steps, residual ${residual.toExponential(2)}`);
-          if (!(residual > 0)) return;
-          // Digits gained towards the tolerance, as a percentage.
-          const done = Math.round((100 * Math.log10(residual)) / Math.log10(tolerance));
-          bar.update(Math.min(99, done), `${steps} steps, residual ${residual.toExponential(2)}`);
+        onProgress: ({ steps, residual, projectedSteps }) => {
+          context.debug(`flow: ${steps} steps, residual ${residual.toExponential(2)}, projected ${projectedSteps}`);
+          // The bar measures steps against the step the run is projected to settle at (from how
+          // fast its change shrinks); until that is known, it says it is estimating.
+          const detail = `${steps} steps, residual ${residual.toExponential(2)}`;
+          if (!(projectedSteps > steps)) {
+            bar.update(0, `${detail}, estimating the steps left`);
+            return;
+          }
+          const seconds = ((performance.now() - started) / 1e3 / steps) * (projectedSteps - steps);
+          bar.update(steps / projectedSteps, `${detail}, ~${projectedSteps} steps, ETA ${formatDuration(seconds)}`);
         },
       }),
     );
-    bar.update(100, `${result.steps} steps, ${result.converged ? 'converged' : 'not converged'}`);
+    bar.update(1, `${result.steps} steps, ${result.converged ? 'converged' : 'not converged'}`);
   } finally {
     bar.stop();
   }
   try {
-    if (out !== undefined) await result.lattice.writeVti(out, { voxelSize: image.voxelSize });
+    if (out !== undefined) await flow.writeFlowVti(result, out);
   } finally {
     result.lattice.release();
   }
+  const { permeabilityWarning } = await import('@peclet/io');
+  warnings.add(permeabilityWarning(result.permeability, 'direct'));
 
   const network = flags.network
     ? await networkPermeability(image, {
@@ -137,10 +146,17 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
         command,
       })
     : undefined;
+  if (network?.permeability != null) warnings.add(permeabilityWarning(network.permeability, 'network'));
 
   const report: PermeabilityReport = {
     command,
-    image: { path, shape: [...image.shape], voxelSize: image.voxelSize, porosity: result.porosity },
+    image: {
+      path,
+      shape: [...image.shape],
+      voxelSize: image.voxelSize,
+      porosity: result.porosity,
+      ...(image.convention !== undefined ? { convention: image.convention } : {}),
+    },
     axis: result.axis,
     direct: {
       ...permeabilityValue(result.permeability),
@@ -155,6 +171,7 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
       ...(out !== undefined ? { vti: out } : {}),
     },
     ...(network !== undefined ? { network } : {}),
+    warnings: warnings.list,
   };
   if (flags.json) {
     context.print(toJson(report));
