@@ -19,6 +19,8 @@ else
   packages+=(valgrind)
   # @peclet/mpi is built against the system MPI and tested under mpirun.
   packages+=(openmpi-bin libopenmpi-dev)
+  # The picture tests render every SVG the apps and the CLI write with a second renderer.
+  packages+=(librsvg2-bin fonts-dejavu-core)
 fi
 
 missing=()
