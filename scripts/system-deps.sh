@@ -21,6 +21,8 @@ else
   packages+=(openmpi-bin libopenmpi-dev)
   # The picture tests render every SVG the apps and the CLI write with a second renderer.
   packages+=(librsvg2-bin fonts-dejavu-core)
+  # The exit matrix's notebook column drives Deno's Jupyter kernel through jupyter_client.
+  packages+=(python3-jupyter-client)
 fi
 
 missing=()
