@@ -1,25 +1,19 @@
 // Deposits a polydisperse packing under gravity (@peclet/dem), tessellates it
 // into Laguerre cells weighted by the sphere radii (@peclet/voro), and reports
 // the global packing fraction, a histogram of local packing fractions (sphere
-// volume / cell volume), and an SVG of a vertical slice coloured by them.
+// volume / cell volume), and a picture of a vertical slice coloured by them (SVG and PNG).
 //
 //   pnpm --filter @peclet/app-packing start [count]
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Simulation } from '@peclet/dem';
+import { writeFigure } from '@peclet/plot';
 import { tessellate } from '@peclet/voro';
+import { packingSliceSvg } from './slice.mjs';
 
 const count = Number(process.argv[2] ?? 2000);
 const side = 10; // box side (diameters of the median sphere ≈ 0.8)
 const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'out');
-
-// Writes a file so that no reader ever sees it half written (even if the process dies).
-function writeAtomically(path, text) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(`${path}.tmp`, text);
-  renameSync(`${path}.tmp`, path);
-}
 
 function progressBar(label, fraction, detail = '') {
   const width = 30;
@@ -125,56 +119,12 @@ for (let b = 0; b < bins; b++) {
   console.log(`  ${from.toFixed(3)}–${(from + (hi - lo) / bins).toFixed(3)} ${String(counts[b]).padStart(5)} ${bar}`);
 }
 
-// SVG: the spheres cut by the plane y = side / 2, coloured by local packing fraction.
-const colour = (f) => {
-  // Blue (loose) → yellow (dense), linear in [0.45, 0.8].
-  const t = Math.max(0, Math.min(1, (f - 0.45) / 0.35));
-  const stops = [
-    [49, 54, 149],
-    [69, 117, 180],
-    [171, 217, 233],
-    [254, 224, 144],
-    [244, 109, 67],
-    [165, 0, 38],
-  ];
-  const x = t * (stops.length - 1);
-  const k = Math.min(stops.length - 2, Math.floor(x));
-  const c = stops[k].map((v, j) => Math.round(v + (stops[k + 1][j] - v) * (x - k)));
-  return `rgb(${c.join(',')})`;
-};
-const scale = 40;
-const plane = side / 2;
-const width = side * scale;
-const height = top * scale;
-const shapes = [];
-for (let i = 0; i < count; i++) {
-  for (const shift of [-side, 0, side]) {
-    const dy = positions[3 * i + 1] + shift - plane;
-    if (Math.abs(dy) >= radii[i]) continue;
-    const r = Math.sqrt(radii[i] ** 2 - dy * dy);
-    const cx = positions[3 * i] * scale;
-    const cy = height - positions[3 * i + 2] * scale;
-    shapes.push(
-      `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="${(r * scale).toFixed(1)}" fill="${colour(local[i])}"/>`,
-    );
-  }
-}
-const legend = [0.45, 0.55, 0.65, 0.75]
-  .map(
-    (f, k) =>
-      `<rect x="${10 + k * 60}" y="${height + 10}" width="60" height="14" fill="${colour(f + 0.05)}"/><text x="${12 + k * 60}" y="${height + 38}" font-size="11">${f.toFixed(2)}</text>`,
-  )
-  .join('');
-const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 50}" viewBox="0 0 ${width} ${height + 50}">
-<title>Slice y = ${plane} through ${count} deposited spheres, coloured by local packing fraction</title>
-<rect width="${width}" height="${height}" fill="#f4f4f4"/>
-<clipPath id="box"><rect width="${width}" height="${height}"/></clipPath>
-<g clip-path="url(#box)" stroke="#222" stroke-width="0.5">${shapes.join('')}</g>
-${legend}
-</svg>
-`;
-const file = join(out, 'packing-slice.svg');
-writeAtomically(file, svg);
-console.log(`\nwrote ${file} (${shapes.length} circles)`);
+// The spheres cut by the plane y = side / 2, coloured by local packing fraction: SVG and PNG.
+const svg = packingSliceSvg({ positions, radii, local, side, top, plane: side / 2, diameter: 0.8 });
+const files = await writeFigure(svg, {
+  svgPath: join(out, 'packing-slice.svg'),
+  pngPath: join(out, 'packing-slice.png'),
+});
+console.log(`\nwrote ${files.join(', ')}`);
 tessellation.release();
 simulation.release();

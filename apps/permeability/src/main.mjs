@@ -2,15 +2,16 @@
 // micro-CT image, its permeability three independent ways — Kozeny–Carman (voro's Laguerre
 // cells, or the image's porosity and surface), the pore network (pnm) and lattice Boltzmann
 // (flow) — their ratios, and the porosity each sees. Writes out/: flow.vti and network.vtp for
-// ParaView, velocity.png, report.svg, and with --json a summary on stdout.
+// ParaView, velocity.svg/.png (the speed on the mid-plane), report.svg/.png, and with --json a
+// summary on stdout.
 //   node src/main.mjs [--spheres N] [--resolution R] [--seed S] [--json]
 //   node src/main.mjs --image berea [--size N]          the bundled Berea sandstone (200³, 5.345 µm)
 //   node src/main.mjs --image file.raw --shape a,b,c --voxel-size m     (or .npy/.npz/.tif)
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { readImage, sliceOf, writePng } from '@peclet/io';
+import { readImage } from '@peclet/io';
 import cliProgress from 'cli-progress';
 import {
   depositPacking,
@@ -20,7 +21,7 @@ import {
   networkPermeability,
   voxelPorosity,
 } from './pipeline.mjs';
-import { reportSvg } from './report.mjs';
+import { sampleSpeed, writePictures } from './report.mjs';
 
 const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -119,15 +120,8 @@ bar?.stop();
 const out = join(here, '..', 'out');
 mkdirSync(out, { recursive: true });
 const lattice = direct.lattice;
-const buffer = (lattice.shape[0] - image.shape[0]) / 2;
 await lattice.writeVti(join(out, 'flow.vti'), { voxelSize: image.voxelSize });
 await net.network.writeVtp(join(out, 'network.vtp'));
-const index = Math.floor(image.shape[2] / 2);
-const slice = sliceOf(lattice.velocity, lattice.shape, { axis: 'z', index, components: 3 });
-const plane = sliceOf(lattice.density, lattice.shape, { axis: 'z', index });
-const mask = new Uint8Array(slice.width * slice.height);
-for (let i = 0; i < mask.length; i++) mask[i] = plane.data[i] === 0 ? 1 : 0;
-await writePng(join(out, 'velocity.png'), slice, { colormap: 'viridis', mask });
 const summary = {
   source,
   voxels: image.shape,
@@ -146,6 +140,7 @@ const summary = {
   },
   network: { pores: net.pores, throats: net.throats },
   flow: {
+    axis: direct.axis,
     sides,
     steps: direct.steps,
     converged: direct.converged,
@@ -154,19 +149,7 @@ const summary = {
   },
   seconds: (performance.now() - started) / 1e3,
 };
-writeFileSync(
-  join(out, 'report.svg'),
-  reportSvg({
-    summary,
-    png: readFileSync(join(out, 'velocity.png')),
-    slice,
-    pores: net.network.pores,
-    throats: net.network.throats,
-    voxelSize: image.voxelSize,
-    index,
-    buffer,
-  }),
-);
+await writePictures(out, { summary, slice: sampleSpeed(image, direct), network: net.network, image });
 lattice.release();
 net.network.release();
 if (values.json) {
@@ -188,6 +171,6 @@ if (values.json) {
     `  ratios         direct / network ${summary.ratios.directOverNetwork.toFixed(2)}, direct / Kozeny–Carman ${summary.ratios.directOverKozenyCarman.toFixed(2)}`,
   );
   console.log(
-    `  wrote out/flow.vti, out/network.vtp, out/velocity.png, out/report.svg in ${summary.seconds.toFixed(1)} s`,
+    `  wrote out/flow.vti, out/network.vtp, out/velocity.svg and .png, out/report.svg and .png in ${summary.seconds.toFixed(1)} s`,
   );
 }

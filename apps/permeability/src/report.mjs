@@ -1,82 +1,116 @@
-// The one-page report: the velocity on the mid-plane with the pore network drawn over it, a bar
-// chart of the three permeabilities and the porosities, as one SVG (the PNG embedded).
+// The pictures of the pipeline: the speed on the sample's mid-plane in m/s (buffers left out) with
+// its colour bar, axes in µm and a scale bar; the pore network seen along z; a bar chart of the
+// three permeabilities and the key numbers. One page (report.svg, report.png), and the speed map
+// alone as a picture (velocity.png).
+import { join } from 'node:path';
+import { networkPanel, speedPanel, speedSlice, svgDocument, table, text, writeFigure } from '@peclet/plot';
 
-const xml = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;');
-const darcy = (k) => k / 9.869233e-13;
+const DARCY = 9.869233e-13; // m²
 
-export function reportSvg({ summary, png, slice, pores, throats, voxelSize, index, buffer }) {
-  const W = 900;
-  const H = 520;
-  const side = 440;
-  const scale = side / Math.max(slice.width, slice.height);
-  const parts = [];
-  parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="13">`,
+/** The mid-plane speed of the sample, from the lattice of @peclet/flow's permeability(). */
+export function sampleSpeed(image, direct) {
+  return speedSlice({
+    solid: image.solid,
+    shape: image.shape,
+    voxelSize: image.voxelSize,
+    velocity: direct.lattice.velocity,
+    buffer: direct.latticeUnits.buffer,
+    axis: direct.axis,
+    permeability: direct.permeability,
+  });
+}
+
+/** A box of `size` px along the sample's longer side at (x, y). */
+const fit = (x, y, width, height, size) => {
+  const s = size / Math.max(width, height);
+  return { x, y, width: width * s, height: height * s };
+};
+
+/** The speed map alone: velocity.svg / velocity.png. */
+export async function velocityFigure(slice, { source, axis }) {
+  const box = fit(90, 60, slice.width, slice.height, 480);
+  return svgDocument(
+    {
+      width: Math.ceil(box.x + box.width + 160),
+      height: Math.ceil(box.y + box.height + 110),
+      title: '|u| on the mid-plane of the sample',
+    },
+    [await speedPanel(slice, box, axis), text(box.x, box.y + box.height + 98, source, { size: 12 })],
   );
-  parts.push(`<title>Permeability of ${xml(summary.source)}</title>`);
-  parts.push(`<rect width="${W}" height="${H}" fill="white"/>`);
-  parts.push(`<text x="20" y="28" font-size="16" font-weight="bold">Permeability of ${xml(summary.source)}</text>`);
-  // The slice (x across, y down), scaled; pores within two voxels of the plane and their throats.
-  const x0 = 20;
-  const y0 = 50;
-  parts.push(
-    `<image x="${x0}" y="${y0}" width="${slice.width * scale}" height="${slice.height * scale}" image-rendering="pixelated" href="data:image/png;base64,${png.toString('base64')}"/>`,
-  );
-  const c = pores.coordinates;
-  const near = (p) => Math.abs(c[3 * p + 2] / voxelSize - (index + 0.5)) < 2;
-  const px = (p) => x0 + (c[3 * p] / voxelSize + buffer) * scale;
-  const py = (p) => y0 + (c[3 * p + 1] / voxelSize) * scale;
-  const conns = throats.conns;
-  for (let t = 0; t < conns.length / 2; t++) {
-    const a = conns[2 * t];
-    const b = conns[2 * t + 1];
-    if (!near(a) || !near(b)) continue;
-    parts.push(
-      `<line x1="${px(a).toFixed(1)}" y1="${py(a).toFixed(1)}" x2="${px(b).toFixed(1)}" y2="${py(b).toFixed(1)}" stroke="white" stroke-width="1.2"/>`,
-    );
-  }
-  for (let p = 0; p < c.length / 3; p++) {
-    if (!near(p)) continue;
-    const r = Math.max(1.5, (pores.inscribedDiameter[p] / voxelSize / 2) * scale);
-    parts.push(
-      `<circle cx="${px(p).toFixed(1)}" cy="${py(p).toFixed(1)}" r="${r.toFixed(1)}" fill="none" stroke="#ff5050" stroke-width="1.2"/>`,
-    );
-  }
-  parts.push(
-    `<text x="${x0}" y="${y0 + slice.height * scale + 18}">|u| on the mid-plane z (viridis; solid gray), flow along x; pores within 2 voxels of it (red) and their throats (white)</text>`,
-  );
-  // Bars: the three permeabilities in darcy.
-  const k = summary.permeability;
+}
+
+/** The one-page report. */
+export async function reportSvg({ summary, slice, network, image }) {
+  const speedBox = fit(90, 60, slice.width, slice.height, 400);
+  const netBox = fit(speedBox.x + speedBox.width + 170, 60, image.shape[0], image.shape[1], 400);
+  const width = Math.ceil(netBox.x + netBox.width + 130);
+  const top = Math.max(speedBox.y + speedBox.height, netBox.y + netBox.height) + 130;
+  const parts = [
+    await speedPanel(slice, speedBox, summary.flow.axis),
+    networkPanel(
+      { pores: network.pores, throats: network.throats, shape: image.shape, voxelSize: image.voxelSize },
+      netBox,
+      'x',
+    ),
+    ...permeabilityBars(summary.permeability, { x: 90, y: top + 30, width: 380, height: 220 }),
+    table({
+      x: 600,
+      y: top + 20,
+      labelWidth: 170,
+      heading: 'Result',
+      rows: [
+        ['sample', `${summary.voxels.join('×')} voxels of ${(summary.voxelSize * 1e6).toPrecision(4)} µm`],
+        ['direct / network', summary.ratios.directOverNetwork.toFixed(2)],
+        ['direct / Kozeny–Carman', summary.ratios.directOverKozenyCarman.toFixed(2)],
+        [
+          'porosity',
+          `voxels ${summary.porosity.voxels.toFixed(4)}, network ${summary.porosity.network.toFixed(4)}` +
+            (summary.porosity.spheres === undefined ? '' : `, spheres ${summary.porosity.spheres.toFixed(4)}`),
+        ],
+        ['network', `${summary.network.pores} pores, ${summary.network.throats} throats`],
+        [
+          'lattice Boltzmann',
+          `${summary.flow.steps} steps (${summary.flow.converged ? 'converged' : 'NOT converged'}), ${summary.flow.sides} sides`,
+        ],
+        ['tortuosity', summary.flow.tortuosity.toFixed(3)],
+      ],
+    }),
+  ];
+  return svgDocument({ width, height: Math.ceil(top + 300), title: `Permeability of ${summary.source}` }, parts);
+}
+
+/** A bar chart of the three permeabilities in darcy, each bar labelled with its value. */
+function permeabilityBars(k, box) {
   const bars = [
     ['Kozeny–Carman', k.kozenyCarman, '#4c72b0'],
     ['pore network', k.network, '#dd8452'],
     ['direct (LBM)', k.direct, '#55a868'],
   ];
-  const bx = 520;
-  const by = 70;
-  const bh = 250;
-  const top = Math.max(...bars.map((b) => darcy(b[1]))) * 1.15;
-  parts.push(`<text x="${bx}" y="${by - 8}" font-weight="bold">permeability (D)</text>`);
-  parts.push(`<line x1="${bx}" y1="${by + bh}" x2="${bx + 340}" y2="${by + bh}" stroke="black"/>`);
-  bars.forEach(([label, value, colour], i) => {
-    const h = (darcy(value) / top) * bh;
-    const x = bx + 20 + i * 110;
-    parts.push(`<rect x="${x}" y="${(by + bh - h).toFixed(1)}" width="80" height="${h.toFixed(1)}" fill="${colour}"/>`);
-    parts.push(
-      `<text x="${x + 40}" y="${(by + bh - h - 6).toFixed(1)}" text-anchor="middle">${darcy(value).toPrecision(3)}</text>`,
-    );
-    parts.push(`<text x="${x + 40}" y="${by + bh + 18}" text-anchor="middle">${label}</text>`);
-  });
-  const lines = [
-    `direct / network ${summary.ratios.directOverNetwork.toFixed(2)}, direct / Kozeny–Carman ${summary.ratios.directOverKozenyCarman.toFixed(2)}`,
-    `porosity: voxels ${summary.porosity.voxels.toFixed(4)}, network ${summary.porosity.network.toFixed(4)}` +
-      (summary.porosity.spheres === undefined ? '' : `, spheres ${summary.porosity.spheres.toFixed(4)}`),
-    `${summary.network.pores} pores, ${summary.network.throats} throats; LBM ${summary.flow.steps} steps` +
-      `, tortuosity ${summary.flow.tortuosity.toFixed(3)}`,
+  const top = Math.max(...bars.map((b) => b[1] / DARCY)) * 1.15;
+  const bottom = box.y + box.height;
+  const parts = [
+    text(box.x, box.y - 10, 'permeability (D)', { weight: 'bold' }),
+    `<line x1="${box.x}" y1="${bottom}" x2="${box.x + box.width}" y2="${bottom}" stroke="black"/>`,
   ];
-  lines.forEach((text, i) => {
-    parts.push(`<text x="${bx}" y="${by + bh + 60 + 20 * i}">${xml(text)}</text>`);
+  bars.forEach(([label, value, colour], i) => {
+    const h = (value / DARCY / top) * box.height;
+    const x = box.x + 10 + i * (box.width / 3);
+    const w = box.width / 3 - 20;
+    parts.push(
+      `<rect x="${x.toFixed(1)}" y="${(bottom - h).toFixed(1)}" width="${w.toFixed(1)}" height="${h.toFixed(1)}" fill="${colour}"/>`,
+      text(x + w / 2, bottom - h - 6, `${(value / DARCY).toPrecision(3)} D`, { anchor: 'middle' }),
+      text(x + w / 2, bottom + 18, label, { anchor: 'middle' }),
+    );
   });
-  parts.push('</svg>');
-  return `${parts.join('\n')}\n`;
+  return parts;
+}
+
+/** Writes velocity.svg/.png and report.svg/.png into `out`; returns the files written. */
+export async function writePictures(out, { summary, slice, network, image }) {
+  const velocity = await velocityFigure(slice, { source: summary.source, axis: summary.flow.axis });
+  const report = await reportSvg({ summary, slice, network, image });
+  return [
+    ...(await writeFigure(velocity, { svgPath: join(out, 'velocity.svg'), pngPath: join(out, 'velocity.png') })),
+    ...(await writeFigure(report, { svgPath: join(out, 'report.svg'), pngPath: join(out, 'report.png') })),
+  ];
 }

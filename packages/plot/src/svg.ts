@@ -131,13 +131,13 @@ export interface ImagePanelOptions extends Box {
   readonly axes: readonly [string, string];
   /** Default: µm or mm, whichever reads better for the larger extent. */
   readonly unit?: Unit;
-  /** A scale bar in the lower right corner (default true). */
+  /** A scale bar below the lower right corner (default true). */
   readonly scaleBar?: boolean;
 }
 
 /**
  * An image with physical axes (ticks in µm or mm, the vertical axis pointing up), a frame and a
- * scale bar. Leave about 60 px left of the box and 50 px below it for the axes.
+ * scale bar below its lower right corner. Leave about 60 px left of the box and 50 px below it.
  *
  * @example
  * ```ts
@@ -164,7 +164,10 @@ export function imagePanel(o: ImagePanelOptions): string {
   return parts.join('\n');
 }
 
-/** A bar of a round length, about a fifth of the width, on a white label in the lower right corner. */
+/**
+ * A bar of a round length, at most a fifth of the width, below the lower right corner on the
+ * line of the axis title: outside the image, so it hides none of it.
+ */
 function scaleBar(box: Box, extent: number, unit: Unit): string {
   // The round length (1, 2 or 5 × 10ⁿ) at most a fifth of the width.
   const raw = extent / unit.factor / 5;
@@ -173,14 +176,12 @@ function scaleBar(box: Box, extent: number, unit: Unit): string {
   const length = (f >= 5 ? 5 : f >= 2 ? 2 : 1) * power * unit.factor;
   const px = (length / extent) * box.width;
   const label = `${formatTick(length / unit.factor, [])} ${unit.name}`;
-  const right = box.x + box.width - 10;
-  const bottom = box.y + box.height - 10;
-  const w = Math.max(px, label.length * 7.5) + 16;
+  const right = box.x + box.width;
+  const y = box.y + box.height + 35;
   return [
     '<g class="scale-bar">',
-    `<rect x="${n(right - w)}" y="${n(bottom - 34)}" width="${n(w)}" height="34" rx="3" fill="white" fill-opacity="0.85"/>`,
-    `<rect x="${n(right - 8 - px)}" y="${n(bottom - 12)}" width="${n(px)}" height="5" fill="black"/>`,
-    text(right - 8 - px / 2, bottom - 17, label, { anchor: 'middle', size: 12 }),
+    `<rect x="${n(right - px)}" y="${n(y)}" width="${n(px)}" height="5" fill="black"/>`,
+    text(right - px - 6, y + 6, label, { anchor: 'end', size: 12 }),
     '</g>',
   ].join('\n');
 }
