@@ -11,7 +11,9 @@ import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { permeability } from '@peclet/flow';
 import { writeAtomically } from '@peclet/io';
+import { colourBar, css, lengthUnit, viridisColour, writeFigure } from '@peclet/plot';
 import { extract } from '@peclet/pnm';
+import { capillaryPressureSvg } from './capillary.mjs';
 
 const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
 const args = process.argv.slice(2).filter((arg) => arg !== '--'); // pnpm passes a `--` through
@@ -126,17 +128,11 @@ console.log(
 );
 if (!full) sampleNetwork.release();
 
-// SVG helpers: numbers rounded to keep the files small, viridis from 9 stops.
+// SVG helpers: numbers rounded to keep the files small; viridis as in every peclet picture.
 const round = (v) => Math.round(v * 100) / 100;
 const svg = (width, height, title, body) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="13">\n<title>${title}</title>\n${body.join('\n')}\n</svg>\n`;
-const VIRIDIS = ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae80', '#5ec962', '#addc30', '#fde725'];
-function viridis(x) {
-  const f = Math.min(1, Math.max(0, x)) * (VIRIDIS.length - 1);
-  const i = Math.min(VIRIDIS.length - 2, Math.floor(f));
-  const [a, b] = [VIRIDIS[i], VIRIDIS[i + 1]].map((c) => [1, 3, 5].map((p) => Number.parseInt(c.slice(p, p + 2), 16)));
-  return `rgb(${a.map((v, c) => Math.round(v + (b[c] - v) * (f - i))).join(',')})`;
-}
+const viridis = (t) => css(viridisColour(t));
 const save = (name, text) => writeAtomically(join(out, name), (temp) => writeFile(temp, text));
 
 // 3. The network over the slice x = 100: y to the right, z up, 3 px per voxel.
@@ -170,7 +166,7 @@ const save = (name, text) => writeAtomically(join(out, name), (temp) => writeFil
   }
   const diameters = drawn.map((t) => throats.inscribedDiameter[t]);
   const [lo, hi] = [Math.min(...diameters), Math.max(...diameters)];
-  const shade = (d) => viridis((0.9 * (d - lo)) / (hi - lo || 1));
+  const shade = (d) => viridis((d - lo) / (hi - lo || 1));
   for (const t of drawn) {
     const [[x1, y1], [x2, y2]] = [xy(throats.conns[2 * t]), xy(throats.conns[2 * t + 1])];
     body.push(
@@ -198,18 +194,18 @@ const save = (name, text) => writeAtomically(join(out, name), (temp) => writeFil
     `<circle cx="${left + 10}" cy="84" r="7" fill="#e6550d" fill-opacity="0.2" stroke="#e6550d"/><text x="${left + 24}" y="89">boundary pore (${boundaryShown})</text>`,
     `<text x="${left}" y="112">(on the x faces)</text>`,
     `<text x="${left}" y="132">centres within ±${slab} voxels</text>`,
-    `<text x="${left}" y="152">throat diameter (µm)</text>`,
   );
-  for (let i = 0; i < 40; i++) {
-    body.push(`<rect x="${left}" y="${410 - (i + 1) * 6}" width="16" height="6.5" fill="${viridis((0.9 * i) / 39)}"/>`);
-  }
-  for (const [y, d] of [
-    [410, lo],
-    [290, (lo + hi) / 2],
-    [170, hi],
-  ]) {
-    body.push(`<text x="${left + 22}" y="${y + 4}">${um(d)}</text>`);
-  }
+  body.push(
+    colourBar({
+      x: left,
+      y: 160,
+      width: 16,
+      height: 250,
+      range: [lo, hi],
+      title: 'throat diameter',
+      unit: lengthUnit(hi),
+    }),
+  );
   body.push(
     `<text x="20" y="${60 + n2 * scale}">y → (200 voxels = ${um(200 * h)} µm); z up; solid gray, pore space white; radius = inscribed radius</text>`,
   );
@@ -219,46 +215,20 @@ const save = (name, text) => writeAtomically(join(out, name), (temp) => writeFil
   );
 }
 
-// 4. Mercury intrusion: the drainage capillary pressure curve, log pressure against saturation.
+// 4. Mercury intrusion: the drainage capillary pressure curve, a staircase of log pressure
+// against wetting saturation (SVG and PNG).
 {
   const curve = network.drainage({ contactAngle: 140, surfaceTension: 0.48 });
-  const [width, height, m] = [640, 440, { left: 80, right: 24, top: 44, bottom: 56 }];
-  const [w, h] = [width - m.left - m.right, height - m.top - m.bottom];
-  const decades = [Math.floor(Math.log10(curve.pressure[0])), Math.ceil(Math.log10(curve.pressure.at(-1)))];
-  const X = (s) => round(m.left + s * w);
-  const Y = (p) => round(m.top + h - ((Math.log10(p) - decades[0]) / (decades[1] - decades[0])) * h);
-  const title = 'Mercury intrusion in the Berea 200³ network (θ = 140°, σ = 0.48 N/m)';
-  const body = [
-    `<text x="${width / 2}" y="26" text-anchor="middle" font-size="15">${title}</text>`,
-    `<rect x="${m.left}" y="${m.top}" width="${w}" height="${h}" fill="none" stroke="#000"/>`,
-  ];
-  for (let i = 0; i <= 5; i++) {
-    const x = X(i / 5);
-    body.push(
-      `<line x1="${x}" y1="${m.top}" x2="${x}" y2="${m.top + h}" stroke="#ddd"/><line x1="${x}" y1="${m.top + h}" x2="${x}" y2="${m.top + h + 5}" stroke="#000"/>`,
-      `<text x="${x}" y="${m.top + h + 20}" text-anchor="middle">${(i / 5).toFixed(1)}</text>`,
-    );
-  }
-  for (let e = decades[0]; e <= decades[1]; e++) {
-    const y = Y(10 ** e);
-    body.push(
-      `<line x1="${m.left}" y1="${y}" x2="${m.left + w}" y2="${y}" stroke="#ddd"/><line x1="${m.left - 6}" y1="${y}" x2="${m.left}" y2="${y}" stroke="#000"/>`,
-      `<text x="${m.left - 10}" y="${y + 4}" text-anchor="end">10<tspan dy="-6" font-size="10">${e}</tspan></text>`,
-    );
-    for (let k = 2; k <= 9 && e < decades[1]; k++) {
-      body.push(
-        `<line x1="${m.left - 3}" y1="${Y(k * 10 ** e)}" x2="${m.left}" y2="${Y(k * 10 ** e)}" stroke="#000"/>`,
-      );
-    }
-  }
-  const points = Array.from(curve.pressure, (p, i) => [X(curve.saturation[i]), Y(p)]);
-  body.push(
-    `<polyline points="${points.join(' ')}" fill="none" stroke="#1f5fbf" stroke-width="2"/>`,
-    `<g fill="#1f5fbf">${points.map(([x, y]) => `<circle cx="${x}" cy="${y}" r="2.5"/>`).join('')}</g>`,
-    `<text x="${m.left + w / 2}" y="${height - 14}" text-anchor="middle">mercury saturation</text>`,
-    `<text transform="translate(22,${m.top + h / 2}) rotate(-90)" text-anchor="middle">capillary pressure (Pa)</text>`,
-  );
-  await save('capillary-pressure.svg', svg(width, height, title, body));
+  const svg = capillaryPressureSvg({
+    pressure: curve.pressure,
+    saturation: curve.saturation,
+    title: 'Mercury intrusion in the Berea 200³ network (θ = 140°, σ = 0.48 N/m)',
+    label: 'drainage from the x = 0 face',
+  });
+  await writeFigure(svg, {
+    svgPath: join(out, 'capillary-pressure.svg'),
+    pngPath: join(out, 'capillary-pressure.png'),
+  });
   const at = (s) => curve.pressure[curve.saturation.findIndex((v) => v >= s)];
   console.log(
     `Mercury intrusion: ${curve.pressure.length} pressures from ${curve.pressure[0].toFixed(0)} Pa (saturation ${curve.saturation[0].toFixed(3)}) to ${curve.pressure.at(-1).toFixed(0)} Pa (saturation ${curve.saturation.at(-1).toFixed(3)}); saturation 0.5 at ${at(0.5).toFixed(0)} Pa`,
@@ -273,6 +243,7 @@ console.log('\nWrote');
 for (const name of [
   'network.svg',
   'capillary-pressure.svg',
+  'capillary-pressure.png',
   'network.vtp',
   ...['node1', 'node2', 'link1', 'link2'].map((k) => `berea_${k}.dat`),
 ]) {
