@@ -230,7 +230,10 @@ Exit status: 0, 1, 2 or 130, as 'peclet --help' explains.`,
     .option('--radii <radii.npy>', 'an (n,) .npy array of sphere radii: Laguerre cells')
     .option('--periodic [axes]', 'periodic axes: all (alone: all), none, or axes such as x,y')
     .option('--threads <n>', 'threads to use (default: the CPUs this process may use)')
-    .option('--out <volumes.json>', 'write the cells: {"volumes": [...], "faces": [...], "centroids": [...]}')
+    .option(
+      '--out <cells.json|cells.vtp>',
+      'write the cells: .json {"volumes": [...], "faces": [...], "centroids": [...]}, or .vtp their faces as polygons for ParaView',
+    )
     .option('--json', 'print one JSON object instead of the summary')
     .showHelpAfterError("(run 'peclet tessellate --help' for usage)")
     .addHelpText(
@@ -240,6 +243,7 @@ Examples:
   $ peclet tessellate points.npy --box 0,0,0,1,1,1
   $ peclet tessellate centres.npy --radii radii.npy --box 0,0,0,4e-3,4e-3,8e-3 --periodic x,y --json
   $ peclet tessellate points.npy --box 0,0,0,1,1,1 --periodic all --out cells.json
+  $ peclet tessellate points.npy --box 0,0,0,1,1,1 --out cells.vtp
 
 On walled axes every point must lie inside the box; on periodic axes points
 are wrapped. Exit status: 0, 1, 2 or 130, as 'peclet --help' explains.`,

@@ -1,7 +1,7 @@
 // Shared by the cli tests: running the built `peclet` in a child process, temp folders, and the
 // small images and arrays the tests write.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '@peclet/test-harness';
@@ -139,4 +139,31 @@ export function writeNpy(path, data, shape) {
   prefix.writeUInt16LE(header.length, 8);
   const body = Buffer.from(Float64Array.from(data).buffer);
   writeFileSync(path, Buffer.concat([prefix, Buffer.from(header, 'latin1'), body]));
+}
+
+/** The appended arrays of a VTK XML file written by @peclet/io, by name, and its ImageData attributes. */
+export function readVtk(path) {
+  const bytes = readFileSync(path);
+  const text = bytes.toString('latin1');
+  const start = text.indexOf('<AppendedData encoding="raw">');
+  const xml = text.slice(0, start);
+  const base = text.indexOf('_', start) + 1;
+  const arrays = {};
+  for (const [, type, name, , offset] of xml.matchAll(
+    /<DataArray type="(\w+)" Name="([^"]*)" NumberOfComponents="(\d+)" format="appended" offset="(\d+)"\/>/g,
+  )) {
+    const at = base + Number(offset);
+    const size = Number(bytes.readBigUInt64LE(at));
+    const Ctor = {
+      UInt8: Uint8Array,
+      Int8: Int8Array,
+      Int32: Int32Array,
+      Float32: Float32Array,
+      Float64: Float64Array,
+    }[type];
+    const copy = bytes.subarray(at + 8, at + 8 + size);
+    arrays[name] ??= Array.from(new Ctor(copy.buffer.slice(copy.byteOffset, copy.byteOffset + size)));
+  }
+  const image = /<ImageData WholeExtent="([^"]+)" Origin="([^"]+)" Spacing="([^"]+)"/.exec(xml);
+  return { xml, arrays, image: image && { extent: image[1], origin: image[2], spacing: image[3] } };
 }

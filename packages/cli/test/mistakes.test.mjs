@@ -3,10 +3,10 @@
 // two phases, a reader that closes the pipe early, and a flow field that does not lie on the image.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cliPath, grains, peclet, random, tempFolder } from './helpers.mjs';
+import { cliPath, grains, peclet, random, readVtk, tempFolder } from './helpers.mjs';
 
 /** An .npy of booleans (format 1.0, C order) holding `pore` as True: PoreSpy's convention. */
 function writeBoolNpy(path, pore, shape) {
@@ -17,33 +17,6 @@ function writeBoolNpy(path, pore, shape) {
   prefix.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
   prefix.writeUInt16LE(header.length, 8);
   writeFileSync(path, Buffer.concat([prefix, Buffer.from(header, 'latin1'), Buffer.from(pore)]));
-}
-
-/** The appended arrays of a VTK XML file written by @peclet/io, by name, and its ImageData attributes. */
-function readVtk(path) {
-  const bytes = readFileSync(path);
-  const text = bytes.toString('latin1');
-  const start = text.indexOf('<AppendedData encoding="raw">');
-  const xml = text.slice(0, start);
-  const base = text.indexOf('_', start) + 1;
-  const arrays = {};
-  for (const [, type, name, , offset] of xml.matchAll(
-    /<DataArray type="(\w+)" Name="([^"]*)" NumberOfComponents="(\d+)" format="appended" offset="(\d+)"\/>/g,
-  )) {
-    const at = base + Number(offset);
-    const size = Number(bytes.readBigUInt64LE(at));
-    const Ctor = {
-      UInt8: Uint8Array,
-      Int8: Int8Array,
-      Int32: Int32Array,
-      Float32: Float32Array,
-      Float64: Float64Array,
-    }[type];
-    const copy = bytes.subarray(at + 8, at + 8 + size);
-    arrays[name] ??= Array.from(new Ctor(copy.buffer.slice(copy.byteOffset, copy.byteOffset + size)));
-  }
-  const image = /<ImageData WholeExtent="([^"]+)" Origin="([^"]+)" Spacing="([^"]+)"/.exec(xml);
-  return { xml, arrays, image: image && { extent: image[1], origin: image[2], spacing: image[3] } };
 }
 
 const porosityOf = (solid) => solid.reduce((a, s) => a + (s === 0 ? 1 : 0), 0) / solid.length;

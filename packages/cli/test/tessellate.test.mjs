@@ -6,7 +6,7 @@ import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { transcript } from '@peclet/test-harness';
-import { peclet, random, tempFolder, writeNpy } from './helpers.mjs';
+import { peclet, random, readVtk, tempFolder, writeNpy } from './helpers.mjs';
 
 describe('peclet tessellate', () => {
   const temp = tempFolder();
@@ -60,6 +60,48 @@ describe('peclet tessellate', () => {
     assert.match(r.stdout, /mean neighbours per cell/);
   });
 
+  it('--out cells.vtp: every face a polygon, each cell closed: its faces enclose its volume', async () => {
+    const r = await peclet(['tessellate', 'points.npy', '--box', boxFlag, '--out', 'cells.vtp', '--json'], {
+      cwd: temp.dir,
+    });
+    assert.equal(r.status, 0, transcript(r));
+    const { xml, arrays } = readVtk(join(temp.dir, 'cells.vtp'));
+    const polys = Number(/NumberOfPolys="(\d+)"/.exec(xml)[1]);
+    assert.equal(arrays.cell.length, polys);
+    // The last connectivity/offsets pair is the polygons' (verts and lines are empty).
+    const connectivity = [...xml.matchAll(/Name="connectivity"/g)].length;
+    assert.equal(connectivity, 3, 'verts, lines and polys each have a connectivity array');
+    const { Points: p, volume, cell } = arrays;
+    const { conn, offs } = lastPolys(join(temp.dir, 'cells.vtp'));
+    assert.equal(offs.length, polys);
+    // Divergence theorem: a cell's volume is the sum over its faces (counter-clockwise seen from
+    // outside) of the fan's signed tetrahedra (1/6) p0 · (p1 × p2).
+    const enclosed = new Float64Array(n);
+    let start = 0;
+    offs.forEach((end, f) => {
+      const at = (k) => [p[3 * conn[k]], p[3 * conn[k] + 1], p[3 * conn[k] + 2]];
+      const a = at(start);
+      for (let k = start + 1; k + 1 < end; k++) {
+        const b = at(k);
+        const c = at(k + 1);
+        enclosed[cell[f]] +=
+          (a[0] * (b[1] * c[2] - b[2] * c[1]) -
+            a[1] * (b[0] * c[2] - b[2] * c[0]) +
+            a[2] * (b[0] * c[1] - b[1] * c[0])) /
+          6;
+      }
+      start = end;
+    });
+    for (let f = 0; f < polys; f++) {
+      const i = cell[f];
+      assert.ok(
+        Math.abs(enclosed[i] - volume[f]) < 1e-9,
+        `cell ${i}: faces enclose ${enclosed[i]}, volume ${volume[f]}`,
+      );
+    }
+    assert.equal(new Set(cell).size, n, 'every cell has faces');
+  });
+
   it('points that are a device or a FIFO are refused at once, not read without end', async () => {
     symlinkSync('/dev/zero', join(temp.dir, 'zero.npy'));
     execFileSync('mkfifo', [join(temp.dir, 'fifo.npy')]);
@@ -71,3 +113,22 @@ describe('peclet tessellate', () => {
     }
   });
 });
+
+/** The polygons' connectivity and offsets of a .vtp: the last pair of those arrays in the file. */
+function lastPolys(path) {
+  const bytes = readFileSync(path);
+  const text = bytes.toString('latin1');
+  const start = text.indexOf('<AppendedData encoding="raw">');
+  const base = text.indexOf('_', start) + 1;
+  const xml = text.slice(0, start);
+  const read = (name) => {
+    const all = [
+      ...xml.matchAll(new RegExp(`Name="${name}" NumberOfComponents="1" format="appended" offset="(\\d+)"`, 'g')),
+    ];
+    const at = base + Number(all.at(-1)[1]);
+    const size = Number(bytes.readBigUInt64LE(at));
+    const copy = bytes.subarray(at + 8, at + 8 + size);
+    return Array.from(new Int32Array(copy.buffer.slice(copy.byteOffset, copy.byteOffset + size)));
+  };
+  return { conn: read('connectivity'), offs: read('offsets') };
+}

@@ -453,21 +453,67 @@ export interface WriteVtpOptions {
   lines?: Uint32Array | Int32Array;
   /** Arrays over the points (`pore.*`). */
   pointData?: DataArrays;
-  /** Arrays over the lines (`throat.*`), one tuple per line. */
+  /**
+   * Polygons (the faces of Voronoi cells): `offsets[p]` is where polygon p's point indices end in
+   * `connectivity` (VTK's convention: the first starts at 0), each polygon at least 3 points.
+   */
+  polys?: { connectivity: Uint32Array | Int32Array; offsets: Uint32Array | Int32Array };
+  /** Arrays over the lines (`throat.*`), one tuple per line, then one per polygon. */
   cellData?: DataArrays;
   /** Write one vertex cell per point so isolated pores show (default true). */
   verts?: boolean;
 }
 
+/** Reads `polys`: index arrays whose offsets rise by 3 or more, to the end of `connectivity`. */
+function readPolys(
+  value: unknown,
+  n: number,
+): { connectivity: Uint32Array | Int32Array; offsets: Uint32Array | Int32Array } {
+  const empty = { connectivity: new Uint32Array(0), offsets: new Uint32Array(0) };
+  if (value === undefined) return empty;
+  const o = readOptions(value, 'polys', ['connectivity', 'offsets']);
+  const indices = (v: unknown, argument: string) => {
+    if (!(v instanceof Uint32Array || v instanceof Int32Array) || !ArrayBuffer.isView(v)) {
+      fail('type', argument, `must be a Uint32Array or Int32Array, got ${describeValue(v)}`);
+    }
+    return readNumericArray(v, argument).values as Uint32Array | Int32Array;
+  };
+  const connectivity = indices(o.connectivity, 'polys.connectivity');
+  const offsets = indices(o.offsets, 'polys.offsets');
+  for (let i = 0; i < connectivity.length; i++) {
+    const p = connectivity[i] as number;
+    if (!(p >= 0 && p < n)) {
+      fail('range', 'polys.connectivity', `element ${i} is ${p}, not a point index in [0, ${n})`, i);
+    }
+  }
+  let start = 0;
+  for (let i = 0; i < offsets.length; i++) {
+    const end = offsets[i] as number;
+    if (!(end >= start + 3)) {
+      fail(
+        'range',
+        'polys.offsets',
+        `element ${i} is ${end}: polygon ${i} starts at ${start} and needs 3 points at least`,
+        i,
+      );
+    }
+    start = end;
+  }
+  if (start !== connectivity.length) {
+    fail('range', 'polys.offsets', `ends at ${start}, but polys.connectivity holds ${connectivity.length} indices`);
+  }
+  return { connectivity, offsets };
+}
+
 /**
- * Writes a VTK XML PolyData file (`.vtp`) for a pore network: pores as points, throats as lines,
- * appended raw binary with UInt64 headers. Atomic.
+ * Writes a VTK XML PolyData file (`.vtp`) for a pore network — pores as points, throats as lines —
+ * or for polyhedral cells (`polys`: their faces), appended raw binary with UInt64 headers. Atomic.
  *
  * Cells in a PolyData file are numbered verts first, then lines (VTK's order: verts, lines,
  * strips, polys). With `verts` (default) every point also gets a vertex cell, so the file's cell
  * arrays hold N vertex values first — NaN for float arrays, 0 for integer ones — then your M line
- * values. `cellData` is therefore always given per line (M tuples); with `verts: false` the file's
- * cells are exactly the lines.
+ * values, then one per polygon. `cellData` is therefore given per line and polygon (M + P
+ * tuples); with `verts: false` the file's cells are exactly the lines and polygons.
  *
  * @example
  * ```ts
@@ -481,7 +527,7 @@ export interface WriteVtpOptions {
  */
 export async function writeVtp(path: string, options: WriteVtpOptions): Promise<void> {
   const file = readPath(path);
-  const o = readOptions(options, 'options', ['points', 'lines', 'pointData', 'cellData', 'verts']);
+  const o = readOptions(options, 'options', ['points', 'lines', 'polys', 'pointData', 'cellData', 'verts']);
   if (!(o.points instanceof Float64Array || o.points instanceof Float32Array) || !ArrayBuffer.isView(o.points)) {
     fail('type', 'points', `must be a Float64Array or Float32Array (3 per point), got ${describeValue(o.points)}`);
   }
@@ -504,10 +550,12 @@ export async function writeVtp(path: string, options: WriteVtpOptions): Promise<
     }
   }
   const m = lines.length / 2;
+  const polys = readPolys(o.polys, n);
+  const q = polys.offsets.length;
   const verts = o.verts === undefined ? true : o.verts;
   if (typeof verts !== 'boolean') fail('type', 'verts', `must be true or false, got ${describeValue(verts)}`);
   const pointArrays = readArrays(o.pointData, 'pointData', n, 'points');
-  const cellArrays = readArrays(o.cellData, 'cellData', m, 'lines');
+  const cellArrays = readArrays(o.cellData, 'cellData', m + q, q > 0 ? 'lines and polygons' : 'lines');
   const vertCount = verts ? n : 0;
   const lineValues = lines;
   const blocks: Block[] = [
@@ -523,6 +571,8 @@ export async function writeVtp(path: string, options: WriteVtpOptions): Promise<
     sequenceBlock('offsets', vertCount, vertCount, (i) => i + 1),
     sequenceBlock('connectivity', 2 * m, n - 1, (i) => lineValues[i] as number),
     sequenceBlock('offsets', m, 2 * m, (i) => 2 * (i + 1)),
+    sequenceBlock('connectivity', polys.connectivity.length, n - 1, (i) => polys.connectivity[i] as number),
+    sequenceBlock('offsets', q, polys.connectivity.length, (i) => polys.offsets[i] as number),
   ];
   const head = (offsets: number[]) => {
     const line = (i: number) => `        ${(blocks[i] as Block).xml(offsets[i] as number)}\n`;
@@ -531,12 +581,13 @@ export async function writeVtp(path: string, options: WriteVtpOptions): Promise<
     const c = cellArrays.length;
     return (
       `${fileHead('PolyData')}  <PolyData>\n` +
-      `    <Piece NumberOfPoints="${n}" NumberOfVerts="${vertCount}" NumberOfLines="${m}" NumberOfStrips="0" NumberOfPolys="0">\n` +
+      `    <Piece NumberOfPoints="${n}" NumberOfVerts="${vertCount}" NumberOfLines="${m}" NumberOfStrips="0" NumberOfPolys="${q}">\n` +
       `      <PointData>\n${range(0, p)}      </PointData>\n` +
       `      <CellData>\n${range(p, c)}      </CellData>\n` +
       `      <Points>\n${range(p + c, 1)}      </Points>\n` +
       `      <Verts>\n${range(p + c + 1, 2)}      </Verts>\n` +
       `      <Lines>\n${range(p + c + 3, 2)}      </Lines>\n` +
+      `      <Polys>\n${range(p + c + 5, 2)}      </Polys>\n` +
       '    </Piece>\n  </PolyData>\n'
     );
   };

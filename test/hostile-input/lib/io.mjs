@@ -1376,6 +1376,46 @@ const vtpParts = [
   'path',
 ];
 
+/** `polys` of writeVtp over the 4 corners of a square: `bad` names the argument refused. */
+const vtpPolys = {
+  undefined: { v: () => undefined },
+  'a quad': { v: () => ({ connectivity: Uint32Array.of(0, 1, 2, 3), offsets: Uint32Array.of(4) }), polygons: 1 },
+  'two triangles': {
+    v: () => ({ connectivity: Int32Array.of(0, 1, 2, 0, 2, 3), offsets: Int32Array.of(3, 6) }),
+    polygons: 2,
+  },
+  'a point past the end': {
+    v: () => ({ connectivity: Uint32Array.of(0, 1, 4), offsets: Uint32Array.of(3) }),
+    bad: 'polys.connectivity',
+  },
+  'a negative index': {
+    v: () => ({ connectivity: Int32Array.of(0, -1, 2), offsets: Int32Array.of(3) }),
+    bad: 'polys.connectivity',
+  },
+  'a polygon of 2 points': {
+    v: () => ({ connectivity: Uint32Array.of(0, 1, 2, 3), offsets: Uint32Array.of(2, 4) }),
+    bad: 'polys.offsets',
+  },
+  'offsets short of the end': {
+    v: () => ({ connectivity: Uint32Array.of(0, 1, 2, 3), offsets: Uint32Array.of(3) }),
+    bad: 'polys.offsets',
+  },
+  'offsets past the end': {
+    v: () => ({ connectivity: Uint32Array.of(0, 1, 2), offsets: Uint32Array.of(4) }),
+    bad: 'polys.offsets',
+  },
+  'Float64Array connectivity': {
+    v: () => ({ connectivity: Float64Array.of(0, 1, 2), offsets: Uint32Array.of(3) }),
+    bad: 'polys.connectivity',
+  },
+  'no offsets': { v: () => ({ connectivity: Uint32Array.of(0, 1, 2) }), bad: 'polys.offsets' },
+  'an unknown key': {
+    v: () => ({ connectivity: Uint32Array.of(0, 1, 2), offsets: Uint32Array.of(3), sizes: 1 }),
+    bad: 'polys',
+  },
+  'a number': { v: () => 3, bad: 'polys' },
+};
+
 function vtpPlan(r) {
   const part = r.member(vtpParts);
   const valid = (table) => r.pick(Object.keys(table).filter((k) => !table[k].bad));
@@ -2230,4 +2270,34 @@ export const ioTargets = {
   },
 
   'io.writeVtp': { build: vtpPlan, exec: vtpExec },
+
+  // Polygons (the faces of cells): index arrays VTK reads as they are, so each must be checked.
+  'io.writeVtp polys': {
+    build: (r) => ({
+      polys: r.pick(Object.keys(vtpPolys)),
+      cellData: r.pick(['undefined', 'per polygon', 'one short']),
+    }),
+    async exec(plan, h, { io }) {
+      await withTempDir(async (dir) => {
+        const entry = vtpPolys[plan.polys];
+        const polys = entry.v();
+        const q = entry.polygons ?? 0;
+        const cellData =
+          plan.cellData === 'undefined'
+            ? undefined
+            : { cell: new Int32Array(plan.cellData === 'per polygon' ? q : Math.max(0, q - 1)) };
+        const bad = entry.bad ?? (plan.cellData === 'one short' ? 'cellData.cell' : undefined);
+        const path = join(dir, 'cells.vtp');
+        const label = `writeVtp(cells.vtp, { polys: ${plan.polys}, cellData: ${plan.cellData} })`;
+        const points = Float64Array.of(0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0);
+        const result = await judge(h, label, () => io.writeVtp(path, { points, polys, cellData, verts: false }), {
+          roots: bad === undefined ? [] : [bad],
+        });
+        if (result.ok) {
+          const xml = readFileSync(path, 'latin1');
+          if (!xml.includes(`NumberOfPolys="${q}"`)) h.problem(`${label}: the file does not say ${q} polygons`);
+        }
+      });
+    },
+  },
 };

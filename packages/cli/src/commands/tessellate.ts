@@ -60,7 +60,7 @@ export async function tessellateCommand(path: string, flags: TessellateFlags, co
         : readAxesFlag(flags.periodic, '--periodic', command);
   const threads =
     flags.threads === undefined ? undefined : readIntegerFlag(flags.threads, '--threads', command, 1, 4096);
-  const out = flags.out === undefined ? undefined : readOutputFlag(flags.out, '--out', command, ['.json']);
+  const out = flags.out === undefined ? undefined : readOutputFlag(flags.out, '--out', command, ['.json', '.vtp']);
   if (out !== undefined) await checkOutputFolder(out, '--out', command);
 
   const points = await readFloatNpy(path, 2);
@@ -89,7 +89,8 @@ export async function tessellateCommand(path: string, flags: TessellateFlags, co
     let shared = 0;
     for (const n of neighbors) if (n >= 0) shared++;
     const boxVolume = (box.max[0] - box.min[0]) * (box.max[1] - box.min[1]) * (box.max[2] - box.min[2]);
-    if (out !== undefined) {
+    if (out?.toLowerCase().endsWith('.vtp')) await writeCells(tessellation, out);
+    else if (out !== undefined) {
       const { writeAtomically } = await import('@peclet/io');
       const offsets = tessellation.neighborOffsets;
       const faces = Array.from(volumes, (_, i) => (offsets[i + 1] as number) - (offsets[i] as number));
@@ -128,4 +129,40 @@ export async function tessellateCommand(path: string, flags: TessellateFlags, co
   ];
   if (out !== undefined) lines.push(`  wrote ${out}`);
   context.print(lines.join('\n'));
+}
+
+/**
+ * The cells as VTK PolyData for ParaView: every face a polygon (each cell with vertices of its
+ * own), with per polygon the cell's index and volume and the neighbour across the face (a point
+ * index, or a negative wall id).
+ */
+async function writeCells(tessellation: import('@peclet/voro').Tessellation, path: string): Promise<void> {
+  const { writeVtp } = await import('@peclet/io');
+  const volumes = tessellation.volumes;
+  const coordinates: number[] = [];
+  const connectivity: number[] = [];
+  const offsets: number[] = [];
+  const cellOf: number[] = [];
+  const neighbourOf: number[] = [];
+  for (let i = 0; i < tessellation.size; i++) {
+    const { vertices, faces, neighbors } = tessellation.cell(i);
+    const base = coordinates.length / 3;
+    for (const x of vertices) coordinates.push(x);
+    faces.forEach((loop, f) => {
+      for (const v of loop) connectivity.push(base + v);
+      offsets.push(connectivity.length);
+      cellOf.push(i);
+      neighbourOf.push(neighbors[f] as number);
+    });
+  }
+  await writeVtp(path, {
+    points: Float64Array.from(coordinates),
+    polys: { connectivity: Uint32Array.from(connectivity), offsets: Uint32Array.from(offsets) },
+    cellData: {
+      cell: Int32Array.from(cellOf),
+      volume: Float64Array.from(cellOf, (i) => volumes[i] as number),
+      neighbour: Int32Array.from(neighbourOf),
+    },
+    verts: false,
+  });
 }
