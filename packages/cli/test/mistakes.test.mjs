@@ -124,6 +124,26 @@ describe('the CLI catches the common mistakes', () => {
     assert.match(word.stderr, /--pore-value must be a number, got "zero"/);
   });
 
+  it("extract's network permeability is pnm's default, the conductance model the library uses", async () => {
+    const { extract } = await import('@peclet/pnm');
+    const network = extract({ solid, shape, voxelSize: 2e-6 }, { boundaries: ['x'] });
+    let library;
+    try {
+      library = network.stokesFlow({ axis: 'x' });
+    } finally {
+      network.release();
+    }
+    const r = await peclet(['extract', 'grains.raw', '--shape', '40,40,40', '--voxel-size', '2e-6', '--json'], {
+      cwd: dir,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.ok(
+      Math.abs(report.network.permeability / library.permeability - 1) < 1e-12,
+      `CLI ${report.network.permeability} m², library default ${library.permeability} m²`,
+    );
+  });
+
   it('ends quietly when the reader of stdout has gone (… --json | true)', async () => {
     const child = spawn(
       process.execPath,
