@@ -4,11 +4,12 @@
 
 Starts `deno jupyter --kernel` through jupyter_client's KernelManager with a
 kernelspec of its own (a private JUPYTER_PATH under <scratch-dir>: nothing is
-installed for the user), runs the cells of <case> (cells.mjs holds their
-code), ends the kernel the way the case says and prints one JSON object: for
-every kernel process of the session (a restart makes two), how it ended, what
-its cells printed, its stderr (the teardown trace) and the processes of its
-process group still alive after it ended. The Node test judges that
+installed for the user), runs the steps of <case> that the test wrote to
+<steps.json> (cells, from cells.mjs, and the kernel's ends: interrupt,
+restart, shutdown) and prints one JSON object: for every kernel process of
+the session (a restart makes two), how it ended, what its cells printed, its
+stderr (the teardown trace) and the processes of its process group still
+alive after it ended. The Node test judges that
 (test/notebook.test.mjs); this file only drives and records.
 
 Every wait is bounded: a cell that does not finish, a kernel that does not
@@ -42,20 +43,12 @@ def setup_jupyter(deno, scratch):
         'display_name': 'Deno',
         'language': 'typescript',
     }
-    for name, extra in (('peclet-deno', {}), ('peclet-deno-message', {'interrupt_mode': 'message'})):
+    kernelspecs = {'peclet-deno': {}, 'peclet-deno-message': {'interrupt_mode': 'message'}}
+    for name, extra in kernelspecs.items():
         spec_dir = os.path.join(scratch, 'path', 'kernels', name)
         os.makedirs(spec_dir, exist_ok=True)
         with open(os.path.join(spec_dir, 'kernel.json'), 'w') as f:
             json.dump({**spec, **extra}, f)
-
-
-def alive(pid):
-    """True while `pid` exists and is not a zombie."""
-    try:
-        with open(f'/proc/{pid}/stat') as f:
-            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
-    except OSError:
-        return False
 
 
 def group_members(pgid):
@@ -242,7 +235,7 @@ def main():
                 # no interrupt_mode, so "signal"). A kernel that survives it goes on with the next
                 # cells; one that ends is started again, as a frontend's restarter does.
                 km.interrupt_kernel()
-                wait_for_end(life.process, step.get('wait', 5))
+                wait_for_end(life.process, step.get('wait', 15))
                 if life.process.poll() is None:
                     session['steps'].append('kernel survived the interrupt')
                     continue
