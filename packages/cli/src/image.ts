@@ -1,9 +1,9 @@
 /** The image flags every image command shares, and reading the image they describe. */
-import { extname } from 'node:path';
+import { basename, extname } from 'node:path';
 import type { ReadImageOptions, VoxelImage } from '@peclet/io';
 import type { Warnings } from './context.js';
 import { UsageError, withFlags } from './errors.js';
-import { readNumberFlag, readPositiveFlag, readShapeFlag } from './flags.js';
+import { checkOutputFolder, readNumberFlag, readPositiveFlag, readShapeFlag } from './flags.js';
 
 /** Flags as commander collects them. */
 export interface ImageFlags {
@@ -142,4 +142,31 @@ export async function checkImage(image: VoxelImage, path: string, warnings: Warn
     warnings.note(`${path} holds a boolean array: read as ${image.convention}; --solid nonzero reads True as solid`);
   }
   for (const warning of imageWarnings(image)) warnings.add(warning);
+}
+
+/**
+ * The files of a command's one-page report: `--report <prefix>` gives `<prefix>.svg` and
+ * `<prefix>.png`; by default `<image name>-<kind>` in the current folder; `--no-report` none.
+ */
+export async function readReportFlag(
+  value: string | boolean | undefined,
+  path: string,
+  kind: string,
+  command: string,
+): Promise<{ svg: string; png: string } | undefined> {
+  if (value === false) return undefined;
+  let prefix: string;
+  if (typeof value === 'string') {
+    if (value.length === 0 || value.endsWith('/') || /\.(svg|png)$/i.test(value)) {
+      throw new UsageError(
+        `--report must be a path prefix such as out/berea (files out/berea.svg and out/berea.png), got ${JSON.stringify(value)}`,
+        command,
+      );
+    }
+    prefix = value;
+    await checkOutputFolder(value, '--report', command);
+  } else {
+    prefix = `${basename(path, extname(path))}-${kind}`;
+  }
+  return { svg: `${prefix}.svg`, png: `${prefix}.png` };
 }

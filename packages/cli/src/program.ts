@@ -146,6 +146,11 @@ export function createProgram(base: Omit<Context, 'progress'>): Command {
     .option('--threads <n>', 'threads to use (default: the CPUs this process may use)')
     .option('--out <file.vti>', 'write the flow field (solid, density, velocity) for ParaView')
     .option('--network', "also the pore network's permeability (SNOW extraction, Stokes flow)")
+    .option(
+      '--report <prefix>',
+      'the one-page report: <prefix>.svg and <prefix>.png (default: <image name>-permeability in the current folder)',
+    )
+    .option('--no-report', 'no report')
     .addOption(
       new Option('--conductance <model>', 'conduit model of the network (with --network)')
         .choices(CONDUCTANCES)
@@ -201,6 +206,11 @@ steps and whether the flow converged; --json the same as one object
     .option('--threads <n>', 'threads to use (default: the CPUs this process may use)')
     .option('--out <file.vtp>', 'write the network as VTK PolyData (pores as points, throats as lines)')
     .option('--statoil <prefix>', 'write <prefix>_node1.dat, _node2.dat, _link1.dat, _link2.dat')
+    .option(
+      '--report <prefix>',
+      'the one-page report: <prefix>.svg and <prefix>.png (default: <image name>-network in the current folder)',
+    )
+    .option('--no-report', 'no report')
     .option('--json', 'print one JSON object instead of the summary')
     .option('--no-progress', 'no progress bar, even on a terminal')
     .showHelpAfterError("(run 'peclet extract --help' for usage)")

@@ -30,7 +30,15 @@ describe('peclet extract', () => {
     for (const kind of ['node1', 'node2', 'link1', 'link2']) {
       assert.ok(existsSync(join(temp.dir, `net_${kind}.dat`)), kind);
     }
-    assert.deepEqual(report.files, ['x.vtp', 'net_node1.dat', 'net_node2.dat', 'net_link1.dat', 'net_link2.dat']);
+    assert.deepEqual(report.files, [
+      'x.vtp',
+      'net_node1.dat',
+      'net_node2.dat',
+      'net_link1.dat',
+      'net_link2.dat',
+      'grains-network.svg',
+      'grains-network.png',
+    ]);
   });
 
   it('--boundaries none: the network has no permeability, and says why', async () => {

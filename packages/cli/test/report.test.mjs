@@ -2,12 +2,13 @@
 // (no solver runs): each renders at its stated size, says what its colour bar and axes measure
 // and in which units, and the permeability map shows the sample without the lattice's buffers.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { checkPicture, embeddedRaster, svgTexts } from '@peclet/plot/check';
 import { writeExtractReport, writePermeabilityReport } from '../dist/report.js';
+import { grains, peclet, tempFolder } from './helpers.mjs';
 
 const dir = process.env.PECLET_KEEP_PICTURES ?? mkdtempSync(join(tmpdir(), 'peclet-report-'));
 after(() => process.env.PECLET_KEEP_PICTURES ?? rmSync(dir, { recursive: true, force: true }));
@@ -140,5 +141,63 @@ describe('report pages', () => {
     // One circle per pore and one coloured line per throat.
     assert.equal(svg.match(/<circle /g).length, 24);
     assert.equal(svg.match(/<line [^>]*stroke="rgb\(/g).length, conns.length / 2);
+  });
+});
+
+/** The page `<prefix>.svg` renders at its own size with `texts`, and `<prefix>.png` is it at zoom 2. */
+function checkPage(prefix, texts) {
+  const svg = readFileSync(`${prefix}.svg`, 'utf8');
+  const [, width, height] = svg.match(/^<svg [^>]*width="([\d.]+)" height="([\d.]+)"/).map(Number);
+  checkPicture(`${prefix}.svg`, { width, height, texts, pngPath: `${prefix}.png`, zoom: 2 });
+}
+
+describe('the commands write their report', () => {
+  const { dir: cwd, cleanup } = tempFolder();
+  after(cleanup);
+  const { solid, shape } = grains(40);
+  it('extract: <image>-network.svg and .png by default, listed in --json; --report <prefix>; --no-report none', async () => {
+    writeFileSync(join(cwd, 'grains.raw'), solid);
+    const base = ['extract', 'grains.raw', '--shape', shape.join(','), '--voxel-size', '2e-6', '--json'];
+    const r = await peclet(base, { cwd });
+    assert.equal(r.status, 0, r.stderr);
+    const { files } = JSON.parse(r.stdout);
+    assert.deepEqual(files, ['grains-network.svg', 'grains-network.png']);
+    checkPage(join(cwd, 'grains-network'), [/throat diameter \(µm\)/, 'x (µm)', 'y (µm)']);
+    mkdirSync(join(cwd, 'out'));
+    const named = await peclet([...base, '--report', 'out/berea'], { cwd });
+    assert.deepEqual(JSON.parse(named.stdout).files, ['out/berea.svg', 'out/berea.png']);
+    assert.ok(existsSync(join(cwd, 'out', 'berea.png')));
+    rmSync(join(cwd, 'out'), { recursive: true });
+    mkdirSync(join(cwd, 'out'));
+    const quiet = await peclet(
+      ['extract', '../grains.raw', '--shape', shape.join(','), '--voxel-size', '2e-6', '--no-report', '--json'],
+      {
+        cwd: join(cwd, 'out'),
+      },
+    );
+    assert.equal(quiet.status, 0, quiet.stderr);
+    assert.deepEqual(JSON.parse(quiet.stdout).files, []);
+    assert.deepEqual(readdirSync(join(cwd, 'out')), [], '--no-report writes nothing');
+  });
+  it('permeability: <image>-permeability.svg and .png, the speed map of the sample in m/s', async () => {
+    const r = await peclet(
+      [
+        'permeability',
+        'grains.raw',
+        '--shape',
+        shape.join(','),
+        '--voxel-size',
+        '2e-6',
+        '--precision',
+        'f32',
+        '--tolerance',
+        '1e-3',
+        '--json',
+      ],
+      { cwd, timeoutMs: 120_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).report, ['grains-permeability.svg', 'grains-permeability.png']);
+    checkPage(join(cwd, 'grains-permeability'), [/\|u\| \((mm|µm|nm)\/s\)/, 'x (µm)', 'y (µm)']);
   });
 });

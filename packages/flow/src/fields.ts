@@ -10,7 +10,7 @@ import type { Axis, PermeabilityResult } from './types.js';
 export interface FlowFieldOptions {
   /**
    * The pressure gradient (Pa/m) the fields are scaled to: creeping flow is linear in its drive,
-   * so the run stands for any gradient (default 1e5 Pa/m, 1 bar per metre).
+   * so the run stands for any gradient (default 1e4 Pa/m, 10 kPa per metre).
    */
   pressureGradient?: number;
   /** Dynamic viscosity of the fluid (Pa·s; default 1.0e-3, water at 20 °C). */
@@ -67,7 +67,7 @@ export function flowFields(result: PermeabilityResult, options?: FlowFieldOption
   const pressureGradient = readNumber(o.pressureGradient, 'pressureGradient', {
     above: 0,
     unit: 'Pa/m',
-    fallback: 1e5,
+    fallback: 1e4,
   });
   const viscosity = readNumber(o.viscosity, 'viscosity', { above: 0, unit: 'Pa·s', fallback: 1.0e-3 });
   const r = readOptions(result, 'result', ['lattice', 'latticeUnits', 'axis', 'permeability'], { open: true });

@@ -26,7 +26,7 @@ export {
   speedPanel,
   speedSlice,
 } from './fields.js';
-export { svgToPng, writeAtomically, writeFigure } from './render.js';
+export { svgToPng, writeFigure } from './render.js';
 export {
   formatNumber,
   formatTick,

@@ -1,8 +1,7 @@
 /** PNG from the same SVG, and both files written atomically. */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { writeAtomically } from '@peclet/io';
 
 /** The fonts shipped to the renderer: the PNG then looks the same on a machine with no fonts installed. */
 function fontFiles(): string[] {
@@ -29,19 +28,6 @@ export async function svgToPng(svg: string, { zoom = 2 }: { zoom?: number } = {}
   return renderer.render().asPng();
 }
 
-/** Writes `data` to `path` through a temporary file beside it, so that no reader sees half a file. */
-export async function writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, data);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-}
-
 /**
  * Writes a figure as `svgPath` and, when `pngPath` is given, as a PNG rendered from the same SVG
  * at `zoom` (default 2), each atomically. Returns the paths written.
@@ -52,11 +38,12 @@ export async function writeFigure(
 ): Promise<string[]> {
   const written: string[] = [];
   if (svgPath !== undefined) {
-    await writeAtomically(svgPath, svg);
+    await writeAtomically(svgPath, (temp) => writeFile(temp, svg));
     written.push(svgPath);
   }
   if (pngPath !== undefined) {
-    await writeAtomically(pngPath, await svgToPng(svg, { zoom }));
+    const png = await svgToPng(svg, { zoom });
+    await writeAtomically(pngPath, (temp) => writeFile(temp, png));
     written.push(pngPath);
   }
   return written;

@@ -15,7 +15,7 @@ import {
   readOutputFlag,
 } from '../flags.js';
 import { formatNumber, formatShape, formatVoxelSize, toJson } from '../format.js';
-import { checkImage, type ImageFlags, loadImage, readImageFlags } from '../image.js';
+import { checkImage, type ImageFlags, loadImage, readImageFlags, readReportFlag } from '../image.js';
 import { describeNetwork, extractNetwork, flowThrough, type NetworkPermeability } from './network.js';
 
 const command = 'extract';
@@ -33,6 +33,8 @@ export interface ExtractFlags extends ImageFlags {
   statoil?: string;
   json?: boolean;
   quiet?: boolean;
+  /** A prefix, or false for `--no-report`. */
+  report?: string | boolean;
 }
 
 /** What `--json` prints. */
@@ -84,6 +86,7 @@ export async function extractCommand(path: string, flags: ExtractFlags, context:
     statoil = { dir: dirname(flags.statoil), prefix };
   }
 
+  const reportFiles = await readReportFlag(flags.report, path, 'network', command);
   const image = await loadImage(request, command);
   const warnings = new Warnings(context, flags.quiet);
   await checkImage(image, path, warnings);
@@ -104,6 +107,24 @@ export async function extractCommand(path: string, flags: ExtractFlags, context:
     }
     const permeability = flowThrough(network, flags.axis, flags.conductance);
     if (permeability.permeability !== null) warnings.add(permeabilityWarning(permeability.permeability, 'network'));
+    if (reportFiles !== undefined) {
+      const { writeExtractReport } = await import('../report.js');
+      files.push(
+        ...(await writeExtractReport({
+          files: reportFiles,
+          source: path,
+          shape: image.shape,
+          voxelSize: image.voxelSize,
+          porosity: network.porosity,
+          pores: network.pores,
+          throats: network.throats,
+          axis: flags.axis,
+          boundaryPores: statistics.boundaryPoreCount,
+          coordination: statistics.coordination.mean,
+          permeability: permeability.permeability,
+        })),
+      );
+    }
     report = {
       command,
       image: {

@@ -15,7 +15,7 @@ import {
   permeabilityValue,
   toJson,
 } from '../format.js';
-import { checkImage, type ImageFlags, loadImage, readImageFlags } from '../image.js';
+import { checkImage, type ImageFlags, loadImage, readImageFlags, readReportFlag } from '../image.js';
 import { formatDuration, startBar } from '../progress.js';
 import { describeNetwork, type NetworkPermeability, networkPermeability } from './network.js';
 
@@ -36,6 +36,8 @@ export interface PermeabilityFlags extends ImageFlags {
   conductance: ConductanceModel;
   json?: boolean;
   quiet?: boolean;
+  /** A prefix, or false for `--no-report`. */
+  report?: string | boolean;
 }
 
 /** flow's argument names → our flags. */
@@ -67,6 +69,8 @@ export interface PermeabilityReport {
     latticeUnits: object;
     vti?: string;
   };
+  /** The one-page report written (SVG and PNG), unless `--no-report`. */
+  readonly report?: string[];
   readonly network?: NetworkPermeability;
   /** Likely mistakes in the input or the result (see `peclet --help`); empty when none. */
   readonly warnings: string[];
@@ -95,6 +99,7 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
   }
   const out = flags.out === undefined ? undefined : readOutputFlag(flags.out, '--out', command, ['.vti']);
   if (out !== undefined) await checkOutputFolder(out, '--out', command);
+  const reportFiles = await readReportFlag(flags.report, path, 'permeability', command);
   if (!flags.network && flags.conductance !== 'pyramids-and-cuboids') {
     throw new UsageError('--conductance only applies with --network', command);
   }
@@ -129,14 +134,6 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
   } finally {
     bar.stop();
   }
-  try {
-    if (out !== undefined) await flow.writeFlowVti(result, out);
-  } finally {
-    result.lattice.release();
-  }
-  const { permeabilityWarning } = await import('@peclet/io');
-  warnings.add(permeabilityWarning(result.permeability, 'direct'));
-
   const network = flags.network
     ? await networkPermeability(image, {
         axis: flags.axis,
@@ -146,9 +143,35 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
         command,
       })
     : undefined;
+  let report: string[] | undefined;
+  try {
+    if (out !== undefined) await flow.writeFlowVti(result, out);
+    if (reportFiles !== undefined) {
+      const { writePermeabilityReport } = await import('../report.js');
+      report = await writePermeabilityReport({
+        files: reportFiles,
+        source: path,
+        image,
+        velocity: result.lattice.velocity,
+        buffer: result.latticeUnits.buffer,
+        axis: result.axis,
+        permeability: result.permeability,
+        porosity: result.porosity,
+        steps: result.steps,
+        converged: result.converged,
+        tortuosity: result.tortuosity,
+        ...(network !== undefined ? { networkPermeability: network.permeability } : {}),
+      });
+    }
+  } finally {
+    result.lattice.release();
+  }
+  const { permeabilityWarning } = await import('@peclet/io');
+  warnings.add(permeabilityWarning(result.permeability, 'direct'));
+
   if (network?.permeability != null) warnings.add(permeabilityWarning(network.permeability, 'network'));
 
-  const report: PermeabilityReport = {
+  const summary: PermeabilityReport = {
     command,
     image: {
       path,
@@ -171,10 +194,11 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
       ...(out !== undefined ? { vti: out } : {}),
     },
     ...(network !== undefined ? { network } : {}),
+    ...(report !== undefined ? { report } : {}),
     warnings: warnings.list,
   };
   if (flags.json) {
-    context.print(toJson(report));
+    context.print(toJson(summary));
     return;
   }
   const lines = [
@@ -183,6 +207,7 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
     `  ${result.steps} steps, ${result.converged ? 'converged' : 'NOT converged (raise --max-steps or --tolerance)'}, residual ${result.residual.toExponential(2)}, tortuosity ${formatNumber(result.tortuosity, 3)}`,
   ];
   if (out !== undefined) lines.push(`  flow field written to ${out}`);
+  if (report !== undefined) lines.push(`  report written to ${report.join(' and ')}`);
   if (network !== undefined) lines.push(...describeNetwork(network));
   context.print(lines.join('\n'));
 }
