@@ -2286,7 +2286,8 @@ export const ioTargets = {
           plan.cellData === 'undefined'
             ? undefined
             : { cell: new Int32Array(plan.cellData === 'per polygon' ? q : Math.max(0, q - 1)) };
-        const bad = entry.bad ?? (plan.cellData === 'one short' ? 'cellData.cell' : undefined);
+        // One short of no polygons is an empty array: exactly what is needed.
+        const bad = entry.bad ?? (plan.cellData === 'one short' && q > 0 ? 'cellData.cell' : undefined);
         const path = join(dir, 'cells.vtp');
         const label = `writeVtp(cells.vtp, { polys: ${plan.polys}, cellData: ${plan.cellData} })`;
         const points = Float64Array.of(0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0);

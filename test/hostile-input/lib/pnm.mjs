@@ -1008,10 +1008,12 @@ const capillary = {
 };
 solverValues.drainage = capillary;
 // invasionPercolation does not take `pressures`: the key is an error whatever its value
-// (core's readOptions), named `options.pressures`.
+// (core's readOptions), named `options.pressures` — except undefined, which counts as absent.
 solverValues.invasionPercolation = {
   ...capillary,
-  pressures: Object.fromEntries(Object.entries(capillary.pressures).map(([k, e]) => [k, { v: e.v, bad: true }])),
+  pressures: Object.fromEntries(
+    Object.entries(capillary.pressures).map(([k, e]) => [k, { v: e.v, bad: e.v() !== undefined }]),
+  ),
 };
 
 /** Writes into the zero-copy arrays: `names` the array a solver's RangeError must name; `harmless`: no solver reads it. */
