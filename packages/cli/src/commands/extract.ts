@@ -112,7 +112,7 @@ export async function extractCommand(path: string, flags: ExtractFlags, context:
       files.push(
         ...(await writeExtractReport({
           files: reportFiles,
-          source: path,
+          source: basename(path),
           shape: image.shape,
           voxelSize: image.voxelSize,
           porosity: network.porosity,

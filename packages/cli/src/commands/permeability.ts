@@ -2,6 +2,7 @@
  * `peclet permeability <image>`: the direct permeability of a voxel image by lattice Boltzmann
  * (@peclet/flow), and with `--network` its pore network's (@peclet/pnm).
  */
+import { basename } from 'node:path';
 import type { ConductanceModel } from '@peclet/pnm';
 import { type Context, Warnings } from '../context.js';
 import { UsageError, withFlags } from '../errors.js';
@@ -150,7 +151,7 @@ export async function permeabilityCommand(path: string, flags: PermeabilityFlags
       const { writePermeabilityReport } = await import('../report.js');
       report = await writePermeabilityReport({
         files: reportFiles,
-        source: path,
+        source: basename(path),
         image,
         velocity: result.lattice.velocity,
         buffer: result.latticeUnits.buffer,
