@@ -486,6 +486,24 @@ describe('npm installs @peclet/cli alone and its `peclet` command runs', () => {
     assert.ok(Math.abs(summary.totalVolume - 1) < 1e-9, `cells fill ${summary.totalVolume} of a unit box`);
   });
 
+  it(
+    'extracts the Berea sample io ships and draws its report (resvg and the fonts from npm)',
+    options('cli'),
+    async () => {
+      const { dir } = await project();
+      const sample = join('node_modules', '@peclet', 'io', 'data', 'berea-100.npz');
+      const result = await peclet(['extract', sample, '--voxel-size', '5.345e-6', '--json']);
+      assertCleanEnd(result, 'peclet extract');
+      assert.equal(result.status, 0, transcript(result));
+      const { pores, files } = JSON.parse(result.stdout);
+      assert.ok(pores > 100, result.stdout);
+      assert.deepEqual(files, ['berea-100-network.svg', 'berea-100-network.png']);
+      const png = readFileSync(join(dir, 'berea-100-network.png'));
+      assert.deepEqual([...png.subarray(1, 4)].map((c) => String.fromCharCode(c)).join(''), 'PNG');
+      assert.ok(png.length > 50_000, `a report of ${png.length} bytes: text and circles missing?`);
+    },
+  );
+
   it('a usage error exits 2 and names the flag', options('cli'), async () => {
     const result = await peclet(['tessellate', 'points.npy', '--box', '0,0,0,1,1']);
     assert.equal(result.status, 2, transcript(result));
