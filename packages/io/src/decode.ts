@@ -72,45 +72,26 @@ export class SolidWriter {
     const off = 1 - on;
     const signByte = littleEndian ? itemSize - 1 : 0;
     const out = this.solid;
-    if (!this.fortran) {
-      let p = this.next;
-      if (itemSize === 1) {
-        for (let e = 0; e < count; e++) out[p++] = bytes[e] !== 0 ? on : off;
-      } else {
-        for (let e = 0, b = 0; e < count; e++, b += itemSize) {
-          let any = 0;
-          for (let q = 0; q < itemSize; q++) {
-            const byte = bytes[b + q] as number;
-            any |= float && q === signByte ? byte & 0x7f : byte;
-          }
-          out[p++] = any !== 0 ? on : off;
-        }
-      }
-      this.next = p;
-      return;
-    }
-    // Fortran order: element (i, j, k) is stored at i + n0 (j + n1 k); write it at (i n1 + j) n2 + k.
-    const { n0, n1, n2 } = this;
-    let { i, j, k } = this;
-    for (let e = 0, b = 0; e < count; e++, b += itemSize) {
+    // Any byte non-zero, a float's sign bit aside: the test needs no byte swapping.
+    const flagAt = (b: number): number => {
       let any = 0;
       for (let q = 0; q < itemSize; q++) {
         const byte = bytes[b + q] as number;
         any |= float && q === signByte ? byte & 0x7f : byte;
       }
-      out[(i * n1 + j) * n2 + k] = any !== 0 ? on : off;
-      if (++i === n0) {
-        i = 0;
-        if (++j === n1) {
-          j = 0;
-          k++;
-        }
+      return any !== 0 ? on : off;
+    };
+    if (!this.fortran) {
+      let p = this.next;
+      if (itemSize === 1) {
+        for (let e = 0; e < count; e++) out[p++] = bytes[e] !== 0 ? on : off;
+      } else {
+        for (let e = 0, b = 0; e < count; e++, b += itemSize) out[p++] = flagAt(b);
       }
+      this.next = p;
+      return;
     }
-    this.i = i;
-    this.j = j;
-    this.k = k;
-    this.next += count;
+    this.scatterFortran(count, flagAt);
   }
 
   /** {@link push} for a value rule: each element decoded and compared. */
@@ -125,10 +106,19 @@ export class SolidWriter {
       this.next = p;
       return;
     }
-    const { n0, n1, n2 } = this;
+    this.scatterFortran(count, (b) => classify(classifier, read(view, b)));
+  }
+
+  /**
+   * Fortran order: element (i, j, k) is stored at i + n0 (j + n1 k); writes the flag `flagAt(b)`
+   * of the element at byte b of the chunk at (i n1 + j) n2 + k.
+   */
+  private scatterFortran(count: number, flagAt: (byte: number) => number): void {
+    const { n0, n1, n2, solid: out } = this;
+    const { itemSize } = this.layout;
     let { i, j, k } = this;
     for (let e = 0, b = 0; e < count; e++, b += itemSize) {
-      out[(i * n1 + j) * n2 + k] = classify(classifier, read(view, b));
+      out[(i * n1 + j) * n2 + k] = flagAt(b);
       if (++i === n0) {
         i = 0;
         if (++j === n1) {
