@@ -1,4 +1,5 @@
 import { endianness } from 'node:os';
+import { crc32 } from 'node:zlib';
 import { describeValue, fail, readOptions } from '@peclet/core';
 import { unzipSync } from 'fflate';
 import { openRegularFile, readPath, readRegularFile } from './atomic.js';
@@ -222,6 +223,35 @@ async function readNpyFile(file: string, voxelSize: number, classifier: Classifi
 }
 
 /** The entries of a zip: name → { size, originalSize, compression }. Throws FileFormatError on a corrupt zip. */
+/**
+ * The CRC-32 of each entry of the zip's central directory, in its order (the order fflate lists
+ * them): read from the end record (or its zip64 form) that fflate has already walked.
+ */
+function centralCrcs(zip: Uint8Array, file: string): number[] {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let end = zip.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end--;
+  if (end < 0) throw new FileFormatError(file, 'not a valid .npz (zip) file: no end of central directory');
+  let count = view.getUint16(end + 10, true);
+  let at = view.getUint32(end + 16, true);
+  if ((at === 0xffffffff || count === 0xffff) && end >= 20 && view.getUint32(end - 20, true) === 0x07064b50) {
+    const z64 = Number(view.getBigUint64(end - 12, true));
+    if (z64 + 56 > zip.length)
+      throw new FileFormatError(file, 'not a valid .npz (zip) file: a zip64 end record past the end');
+    count = Number(view.getBigUint64(z64 + 32, true));
+    at = Number(view.getBigUint64(z64 + 48, true));
+  }
+  const crcs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > zip.length || view.getUint32(at, true) !== 0x02014b50) {
+      throw new FileFormatError(file, `not a valid .npz (zip) file: central directory entry ${i} is damaged`);
+    }
+    crcs.push(view.getUint32(at + 16, true));
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return crcs;
+}
+
 function zipEntries(zip: Uint8Array, file: string) {
   const entries: { name: string; size: number; originalSize: number; compression: number }[] = [];
   // Each central directory record takes at least 46 bytes: a count above that is corrupt (and
@@ -244,7 +274,8 @@ function zipEntries(zip: Uint8Array, file: string) {
 
 async function readNpzFile(file: string, key: string | undefined, voxelSize: number, classifier: Classifier) {
   const zip = await readRegularFile(file);
-  const entries = zipEntries(zip, file).filter((e) => e.name.endsWith('.npy'));
+  const all = zipEntries(zip, file);
+  const entries = all.filter((e) => e.name.endsWith('.npy'));
   const keys = entries.map((e) => e.name.slice(0, -4));
   let name: string;
   if (key !== undefined) {
@@ -277,6 +308,11 @@ async function readNpzFile(file: string, key: string | undefined, voxelSize: num
     throw new FileFormatError(file, `entry ${name}.npy is corrupt: ${(error as Error).message}`, { cause: error });
   }
   if (npy === undefined) throw new FileFormatError(file, `entry ${name}.npy could not be read`);
+  // fflate does not check the CRC-32 the zip keeps of each entry: a corrupt byte would be read as data.
+  const crc = centralCrcs(zip, file)[all.indexOf(entry)];
+  if (crc !== crc32(npy)) {
+    throw new FileFormatError(file, `entry ${name}.npy is corrupt: its CRC-32 does not match its data`);
+  }
   const where = `${file} (${name}.npy)`;
   const header = parseHeader(npy, where, npy.length);
   const solid = allocateImage(header.shape, 'path');

@@ -105,6 +105,10 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
       );
     }
     for (let s = 0; s < offsets.length; s++) {
+      // A block of no bytes decodes to nothing: geotiff would read its pixels as zeros, unsaid.
+      if (s < blocks && sizes[s] === 0) {
+        throw bad(`page ${pages.length} ${tiled ? 'tile' : 'strip'} ${s} has no bytes`);
+      }
       if ((offsets[s] as number) + (sizes[s] as number) > length) {
         throw bad(`page ${pages.length} strip ${s} (${sizes[s]} bytes at ${offsets[s]}) runs past the end`);
       }
@@ -116,34 +120,62 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
   return pages;
 }
 
-let deflateBounded = false;
+let decodersBounded: Promise<void> | undefined;
+
+/** The bytes a strip or tile holds: width × height × bytes per pixel, from the decoder's parameters. */
+function blockBytes(parameters: { tileWidth: number; tileHeight: number; bitsPerSample: unknown }) {
+  const { tileWidth, tileHeight, bitsPerSample } = parameters;
+  const bits =
+    typeof bitsPerSample === 'number'
+      ? bitsPerSample
+      : Array.from(bitsPerSample as ArrayLike<number>).reduce((a, b) => a + b, 0);
+  return {
+    limit: tileWidth * tileHeight * Math.ceil(bits / 8),
+    what: `${tileWidth} × ${tileHeight} pixels of ${bits} bits`,
+  };
+}
+
+/** Adler-32 of `bytes` (zlib's checksum of the inflated data). */
+function adler32(bytes: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  for (let at = 0; at < bytes.length; ) {
+    const end = Math.min(bytes.length, at + 5552);
+    for (; at < end; at++) {
+      a += bytes[at] as number;
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return (b * 65536 + a) >>> 0;
+}
 
 /**
- * Replaces geotiff's Deflate decoder (compression 8 and 32946) with one that stops as soon as a
- * strip or tile inflates past the bytes its header gives (width × height × bytes per pixel):
- * a 1 MB file whose strip inflates to gigabytes is refused in milliseconds, not read into
- * memory. The stream is fed in 16 KiB slices, so at most about 16 MiB come out past the bound.
+ * Replaces geotiff's decoders where they trust the block:
+ * - Deflate (8 and 32946) stops as soon as a strip or tile inflates past the bytes its header
+ *   gives (width × height × bytes per pixel): a 1 MB file whose strip inflates to gigabytes is
+ *   refused in milliseconds, not read into memory (the stream is fed in 16 KiB slices, so at most
+ *   about 16 MiB come out past the bound); and the zlib stream's Adler-32 must match what came
+ *   out (fflate does not check it), so a corrupt block is an error, not an image of other values.
+ * - PackBits (32773) decodes into the block's bytes and stops past them (geotiff's grows a JS
+ *   array without bound: a 10 MB strip would ask for 1.3 G elements).
+ * - LZW (5): what geotiff decodes must fit the block.
  */
-function boundDeflate(geotiff: typeof import('geotiff')): void {
-  if (deflateBounded) return;
-  deflateBounded = true;
+function boundDecoders(geotiff: typeof import('geotiff')): Promise<void> {
+  decodersBounded ??= bind(geotiff);
+  return decodersBounded;
+}
+
+async function bind(geotiff: typeof import('geotiff')): Promise<void> {
   class BoundedDeflate extends geotiff.BaseDecoder {
     override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-      const { tileWidth, tileHeight, bitsPerSample } = this.parameters;
-      const bits =
-        typeof bitsPerSample === 'number'
-          ? bitsPerSample
-          : Array.from(bitsPerSample as ArrayLike<number>).reduce((a, b) => a + b, 0);
-      const limit = tileWidth * tileHeight * Math.ceil(bits / 8);
+      const { limit, what } = blockBytes(this.parameters);
       const chunks: Uint8Array[] = [];
       let total = 0;
       const stream = new Unzlib((chunk) => {
         total += chunk.length;
-        if (total > limit) {
-          throw new Error(
-            `a Deflate block inflates past the ${limit} bytes of its ${tileWidth} × ${tileHeight} pixels of ${bits} bits`,
-          );
-        }
+        if (total > limit) throw new Error(`a Deflate block inflates past the ${limit} bytes of its ${what}`);
         chunks.push(chunk);
       });
       const input = new Uint8Array(buffer);
@@ -158,10 +190,61 @@ function boundDeflate(geotiff: typeof import('geotiff')): void {
         out.set(c, at);
         at += c.length;
       }
+      const n = input.length;
+      const stored =
+        n < 4
+          ? -1
+          : ((input[n - 4] as number) * 2 ** 24 +
+              ((input[n - 3] as number) << 16) +
+              ((input[n - 2] as number) << 8) +
+              (input[n - 1] as number)) >>>
+            0;
+      if (stored !== adler32(out))
+        throw new Error('a Deflate block whose Adler-32 does not match its data (corrupt bytes)');
       return out.buffer;
     }
   }
+  class BoundedPackBits extends geotiff.BaseDecoder {
+    override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
+      const { limit, what } = blockBytes(this.parameters);
+      const input = new Uint8Array(buffer);
+      const out = new Uint8Array(limit);
+      let o = 0;
+      const past = () => new Error(`a PackBits block decodes past the ${limit} bytes of its ${what}`);
+      for (let i = 0; i < input.length; ) {
+        const header = ((input[i++] as number) << 24) >> 24;
+        if (header === -128) continue;
+        if (header < 0) {
+          if (i >= input.length) throw new Error('a PackBits block ends inside a run');
+          const run = 1 - header;
+          if (o + run > limit) throw past();
+          out.fill(input[i++] as number, o, o + run);
+          o += run;
+        } else {
+          const count = header + 1;
+          if (i + count > input.length) throw new Error('a PackBits block ends inside a literal');
+          if (o + count > limit) throw past();
+          out.set(input.subarray(i, i + count), o);
+          i += count;
+          o += count;
+        }
+      }
+      return out.buffer.slice(0, o);
+    }
+  }
+  const lzw = (await geotiff.getDecoder(5, {} as never)).constructor as typeof geotiff.BaseDecoder;
+  class BoundedLzw extends lzw {
+    override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
+      const out = super.decodeBlock(buffer) as ArrayBufferLike;
+      const { limit, what } = blockBytes(this.parameters);
+      if (out.byteLength > limit)
+        throw new Error(`an LZW block decodes to ${out.byteLength} bytes, past the ${limit} of its ${what}`);
+      return out;
+    }
+  }
   geotiff.addDecoder([8, 32946], async () => BoundedDeflate as unknown as typeof geotiff.BaseDecoder);
+  geotiff.addDecoder(32773, async () => BoundedPackBits as unknown as typeof geotiff.BaseDecoder);
+  geotiff.addDecoder(5, async () => BoundedLzw);
 }
 
 /** geotiff's sample formats: 1 unsigned, 2 signed, 3 float. */
@@ -214,7 +297,7 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
     // Loaded on first use: importing geotiff takes about 70 ms, paid by every program that
     // imports @peclet/io (flow and pnm do) whether it reads a TIFF or not.
     const geotiff = await import('geotiff');
-    boundDeflate(geotiff);
+    await boundDecoders(geotiff);
     const tiff = await geotiff.fromArrayBuffer(buffer);
     for (let p = 0; p < pages.length; p++) {
       const image = await tiff.getImage(p);

@@ -238,6 +238,22 @@ describe('readNpy', () => {
     const single = join(dir, 'single.npz');
     writeFileSync(single, zipSync({ 'x.npy': new Uint8Array(a) }, { level: 9 }));
     assert.deepEqual((await readNpy(single, { voxelSize: 1 })).solid, expectedSolid(c));
+    // A byte of the entry changed, its size kept: the zip's CRC-32 says so (fflate does not check it).
+    for (const level of [0, 6]) {
+      const zip = Buffer.from(zipSync({ 'im.npy': new Uint8Array(a) }, { level }));
+      const corrupt = join(dir, `crc-${level}.npz`);
+      if (level === 0) zip[zip.indexOf(Buffer.from(a)) + a.length - 1] ^= 1;
+      else zip.writeUInt32LE(zip.readUInt32LE(14) ^ 1, 14); // the local CRC (fflate reads the central one)
+      if (level !== 0) {
+        const central = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+        zip.writeUInt32LE(zip.readUInt32LE(central + 16) ^ 1, central + 16);
+      }
+      writeFileSync(corrupt, zip);
+      await assert.rejects(
+        readNpy(corrupt, { voxelSize: 1 }),
+        (e) => e instanceof FileFormatError && /CRC-32/.test(e.message),
+      );
+    }
     const junk = join(dir, 'junk.npz');
     writeFileSync(junk, Buffer.from('PK not really a zip file at all'));
     await assert.rejects(readNpy(junk, { voxelSize: 1 }), FileFormatError);
@@ -314,6 +330,34 @@ describe('readTiff', () => {
       }
     }
   }
+  it('a corrupt Deflate strip (Adler-32), a PackBits strip past its pixels and a strip of no bytes are FileFormatErrors', async () => {
+    const width = 4;
+    const height = 3;
+    const page = Uint8Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 1 : 0));
+    const refused = async (name, options, pattern) => {
+      const file = join(dir, name);
+      writeFileSync(file, encodeTiff({ pages: [page], width, height, ...options }));
+      await assert.rejects(readTiff(file, { voxelSize: 1e-6 }), (e) => {
+        assert.ok(e instanceof FileFormatError, `${e?.name}: ${e?.message}`);
+        assert.match(e.message, pattern);
+        return true;
+      });
+    };
+    // A stored block: a flipped byte inflates fine, to other voxels; only the checksum tells.
+    const stored = zlibSync(page, { level: 0 });
+    stored[stored.length - 5] ^= 1;
+    await refused('adler.tif', { strips: [stored], compression: 8 }, /Adler-32/);
+    // PackBits: 127 runs of 128 bytes for 12 pixels (geotiff's decoder grows a JS array without bound).
+    const runs = Uint8Array.from({ length: 254 }, (_, i) => (i % 2 ? 1 : 0x81));
+    await refused('packbits.tif', { strips: [runs], compression: 32773 }, /PackBits block decodes past the 12 bytes/);
+    await refused('empty-strip.tif', { strips: [new Uint8Array(0)] }, /strip 0 has no bytes/);
+    // The valid PackBits strip reads.
+    const literal = Uint8Array.from([11, ...page]);
+    const good = join(dir, 'packbits-good.tif');
+    writeFileSync(good, encodeTiff({ pages: [page], width, height, strips: [literal], compression: 32773 }));
+    assert.deepEqual([...(await readTiff(good, { voxelSize: 1e-6 })).solid], [...page]);
+  });
+
   it('pages of different sizes are a RangeError', async () => {
     const data = [new Uint8Array(20), new Uint8Array(20)];
     const file = join(dir, 'mismatch.tif');
