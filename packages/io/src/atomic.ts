@@ -3,7 +3,7 @@ import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync } from 'n
 import { type FileHandle, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeValue, fail } from '@peclet/core';
-import { checkMemory } from './errors.js';
+import { checkMemory, outOfMemory } from './errors.js';
 
 /**
  * Opens `file` for reading, refusing anything but a regular file (a TypeError naming `path`):
@@ -42,7 +42,16 @@ export async function readRegularFile(file: string): Promise<Uint8Array> {
   try {
     const stats = await handle.stat();
     checkMemory(stats.size, 'path', `reading ${file}`);
-    return await readFile(handle);
+    try {
+      return await readFile(handle);
+    } catch (error) {
+      // Free memory is not all a process may take (an address-space cap): the buffer's allocation
+      // failing is out of memory, naming the file, as every other allocation of a reader.
+      if (error instanceof RangeError && /allocation failed/i.test(error.message)) {
+        outOfMemory('path', `reading ${file} (${stats.size} bytes): ${error.message}`);
+      }
+      throw error;
+    }
   } finally {
     await handle.close();
   }

@@ -12,7 +12,7 @@ import {
   readClassifier,
 } from './classify.js';
 import { type ElementLayout, SolidWriter, streamElements } from './decode.js';
-import { checkMemory, FileFormatError } from './errors.js';
+import { checkMemory, FileFormatError, outOfMemory } from './errors.js';
 import { allocateImage } from './raw.js';
 import { readVoxelSize, type Shape3, type VoxelImage } from './voxel.js';
 
@@ -162,7 +162,12 @@ export async function readNpyArray(path: string): Promise<NpyArray> {
     if (itemSize === 2) return signed ? view.getInt16(at, littleEndian) : view.getUint16(at, littleEndian);
     return signed ? view.getInt32(at, littleEndian) : view.getUint32(at, littleEndian);
   };
-  const data = new Float64Array(count);
+  let data: Float64Array;
+  try {
+    data = new Float64Array(count);
+  } catch (error) {
+    return outOfMemory('path', `${count} values of ${file}: ${(error as Error).message}`);
+  }
   if (!header.fortran || shape.length < 2) {
     for (let e = 0; e < count; e++) data[e] = read(e * itemSize);
   } else {

@@ -2,7 +2,7 @@ import { fail, readOptions } from '@peclet/core';
 import { Unzlib } from 'fflate';
 import { readPath, readRegularFile } from './atomic.js';
 import { type ClassifierOptions, classifierKeys, classify, describeConvention, readClassifier } from './classify.js';
-import { FileFormatError } from './errors.js';
+import { FileFormatError, outOfMemory } from './errors.js';
 import { allocateImage } from './raw.js';
 import { readVoxelSize, type Shape3, type VoxelImage } from './voxel.js';
 
@@ -45,13 +45,21 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
   let offset = big ? u64(8) : view.getUint32(4, le);
   const seen = new Set<number>();
   const pages: Page[] = [];
-  const integers = (type: number, count: number, at: number): number[] => {
-    const out: number[] = [];
+  // A typed array, not a JS array: a file may list millions of strips, and a JS array that
+  // cannot grow is a fatal V8 error under an address-space cap, where this is a RangeError.
+  const integers = (type: number, count: number, at: number): Float64Array => {
+    if (type !== 3 && type !== 4 && type !== 13 && type !== 16 && type !== 18)
+      throw bad(`an offset or size field of type ${type}`);
+    let out: Float64Array;
+    try {
+      out = new Float64Array(count);
+    } catch (error) {
+      return outOfMemory('path', `${file} lists ${count} values in one field (${(error as Error).message})`);
+    }
     for (let i = 0; i < count; i++) {
-      if (type === 3) out.push(view.getUint16(at + 2 * i, le));
-      else if (type === 4 || type === 13) out.push(view.getUint32(at + 4 * i, le));
-      else if (type === 16 || type === 18) out.push(u64(at + 8 * i));
-      else throw bad(`an offset or size field of type ${type}`);
+      if (type === 3) out[i] = view.getUint16(at + 2 * i, le);
+      else if (type === 4 || type === 13) out[i] = view.getUint32(at + 4 * i, le);
+      else out[i] = u64(at + 8 * i);
     }
     return out;
   };
@@ -62,7 +70,7 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
     const count = big ? u64(offset) : view.getUint16(offset, le);
     const end = offset + countSize + count * entrySize + inline;
     if (end > length) throw bad(`the directory at ${offset} has ${count} entries, past the end`);
-    const fields = new Map<number, number[]>();
+    const fields = new Map<number, Float64Array>();
     for (let e = 0; e < count; e++) {
       const at = offset + countSize + e * entrySize;
       const tag = view.getUint16(at, le);
@@ -322,6 +330,10 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
     }
   } catch (error) {
     if (error instanceof FileFormatError || (error instanceof Error && 'argument' in error)) throw error;
+    // geotiff's buffers for the pages: their allocation failing is memory, not a corrupt file.
+    if (error instanceof RangeError && /allocation failed/i.test(error.message)) {
+      outOfMemory('path', `decoding ${file}: ${error.message}`);
+    }
     throw new FileFormatError(file, `corrupt TIFF: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
   return { solid, shape, voxelSize, convention: describeConvention(classifier, false) };
