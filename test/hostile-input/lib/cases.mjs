@@ -10,6 +10,7 @@
 import { coreTargets } from './core.mjs';
 import { couplingTargets } from './coupling.mjs';
 import { demTargets } from './dem.mjs';
+import { fileTargets } from './files.mjs';
 import { flowTargets } from './flow.mjs';
 import { ioTargets } from './io.mjs';
 import { mpiTargets } from './mpi.mjs';
@@ -28,6 +29,7 @@ export const targets = {
   ...pnmTargets,
   ...couplingTargets,
   ...mpiTargets,
+  ...fileTargets,
 };
 export const targetNames = Object.keys(targets);
 
@@ -78,5 +80,10 @@ export function modulesOf(target) {
   if (target.startsWith('core.')) return ['core'];
   // coupling builds on dem (the spheres) and flow (the fluid): its cases finalize them underneath it.
   if (target.startsWith('coupling.')) return ['coupling', 'dem', 'flow'];
+  // Hostile files read through io; the CLI is run as its own process; the cap also runs flow and pnm.
+  if (target === 'io.mutated file' || target === 'io.special file' || target.startsWith('cli.')) return ['io'];
+  if (target === 'env.memory cap') return ['io', 'flow', 'pnm'];
+  // A damaged addon is loaded in a process of its own, with PECLET_<NAME>_BINARY set there.
+  if (target === 'env.damaged addon') return ['core'];
   return [target.slice(0, target.indexOf('.'))];
 }
