@@ -1251,6 +1251,14 @@ export const fileTargets = {
           h.problem(
             `${plan.case}: ${result.error?.name}: ${result.error?.message} — not PECLET_OUT_OF_MEMORY naming its argument`,
           );
+        // The process lives on after a refused allocation: the shipped sample still reads, whole.
+        const sample = await h.call('readBereaSample() after it', () => io.readBereaSample(), {
+          allow: memoryError,
+        });
+        if (sample.ok && (sample.value.solid.length !== 1e6 || Math.abs(io.porosity(sample.value) - 0.2153) > 1e-4))
+          h.problem(
+            `readBereaSample() after ${plan.case}: ${sample.value.solid.length} voxels, porosity ${io.porosity(sample.value)}`,
+          );
         const seconds = (performance.now() - started) / 1000;
         if (seconds > 10) h.problem(`${plan.case}: ${seconds.toFixed(1)} s`);
         if (

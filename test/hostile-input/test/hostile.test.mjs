@@ -1,6 +1,6 @@
 // Every public member of core, voro, dem, flow, pnm, coupling, io and mpi fed hostile arguments,
 // each case in its own child process, PECLET_HOSTILE_JOBS at a time (default 4):
-// - the batch: PECLET_HOSTILE_CASES cases (default 2000), round robin over the targets from round
+// - the batch: PECLET_HOSTILE_CASES cases (default 2250: 25 rounds of the 90 targets), round robin over the targets from round
 //   PECLET_HOSTILE_FIRST (default 0). The same cases for the same code, so the same verdict:
 //   exploring with fresh rounds is `pnpm fuzz`'s job, not CI's;
 // - the regression corpus (corpus.json): every case that ever failed, replayed every run.
@@ -21,7 +21,7 @@ const count = (name, fallback, min) => {
   if (!Number.isSafeInteger(n) || n < min) throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
   return n;
 };
-const cases = count('PECLET_HOSTILE_CASES', 2000, 1);
+const cases = count('PECLET_HOSTILE_CASES', 2250, 1);
 const first = count('PECLET_HOSTILE_FIRST', 0, 0);
 const jobs = count('PECLET_HOSTILE_JOBS', 4, 1);
 const fullRun = 10;
