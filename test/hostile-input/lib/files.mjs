@@ -1259,6 +1259,32 @@ export const fileTargets = {
           h.problem(
             `readBereaSample() after ${plan.case}: ${sample.value.solid.length} voxels, porosity ${io.porosity(sample.value)}`,
           );
+        if (plan.case.startsWith('permeability')) {
+          // And flow still computes: a channel of 4 × 4 voxels through 8³, its fields the sample's size.
+          const n = 8;
+          const solid = new Uint8Array(n * n * n).fill(1);
+          for (let x = 0; x < n; x++)
+            for (let y = 2; y < 6; y++) for (let z = 2; z < 6; z++) solid[(x * n + y) * n + z] = 0;
+          const small = await h.call('permeability(a channel through 8³) after it', () =>
+            flow.permeability({ solid, shape: [n, n, n], voxelSize: 1e-6 }, { maxSteps: 200, tolerance: 1e-3 }),
+          );
+          if (small.ok) {
+            if (!(small.value.permeability > 0)) h.problem(`permeability of the channel: ${small.value.permeability}`);
+            // Pressure is NaN in solid voxels, as documented: the call returns what is checked.
+            const fields = await h.call('flowFields(its result)', () => {
+              const f = flow.flowFields(small.value);
+              let bad = 0;
+              for (let v = 0; v < n ** 3; v++) if (solid[v] === 0 && !Number.isFinite(f.pressure[v])) bad++;
+              return { shape: [...f.shape], velocities: f.velocity.length, pressureNotFiniteInPore: bad };
+            });
+            const f = fields.value;
+            if (
+              fields.ok &&
+              (f.shape.join() !== '8,8,8' || f.velocities !== 3 * n ** 3 || f.pressureNotFiniteInPore > 0)
+            )
+              h.problem(`flowFields of the channel: ${JSON.stringify(f)}`);
+          }
+        }
         const seconds = (performance.now() - started) / 1000;
         if (seconds > 10) h.problem(`${plan.case}: ${seconds.toFixed(1)} s`);
         if (
