@@ -16,6 +16,16 @@ export interface NativeLifecycle {
   stats(): NativeStats;
   /** False once this env's addon handed out a copy where it meant a view (external buffers refused). */
   zeroCopy?(): boolean;
+  /**
+   * Marks this env's teardown as under way: until its finalize completes, libc `exit()` called
+   * on another thread (Deno's Jupyter kernel answering `shutdown_request`) waits for it, bounded.
+   */
+  teardownPending?(): void;
+  /**
+   * handleSignals() listens for these signal numbers in this thread (empty: no longer): once
+   * one arrives, libc `exit()` on another thread waits, bounded, for this env's finalize.
+   */
+  armSignals?(signals: readonly number[]): void;
 }
 
 /** Counters of a native module in this thread, from its ledger and registry. */
@@ -90,6 +100,10 @@ export interface ModuleOptions {
 
 interface ModuleSet {
   readonly modules: Set<PecletModule>;
+  /** The signal numbers handleSignals() listens for in this thread (empty when it does not). */
+  armedSignals: readonly number[];
+  /** The addons armed for them, oldest first (finalized ones too: their watch must come out). */
+  armed: NativeLifecycle[];
 }
 
 // Shared through the global object so that every copy of this package in a
@@ -100,15 +114,70 @@ function moduleSet(): ModuleSet {
   const g = globalThis as unknown as Record<symbol, ModuleSet | undefined>;
   let set = g[globalKey];
   if (set === undefined) {
-    set = { modules: new Set() };
+    set = { modules: new Set(), armedSignals: [], armed: [] };
     g[globalKey] = set;
   }
+  // A set made by an older copy of this package in the thread has no armedSignals yet.
+  set.armedSignals ??= [];
+  set.armed ??= [];
   return set;
 }
 
 /** Every module defined in this thread that is not yet finalized, oldest first. */
 export function liveModules(): PecletModule[] {
   return [...moduleSet().modules];
+}
+
+/**
+ * handleSignals() now listens for `signals` (numbers; empty: no longer): every loaded addon of a
+ * live module is told, and so is every addon loaded later, so that libc `exit()` on another
+ * thread after such a signal waits (bounded) for the finalize its listener runs.
+ */
+export function armSignals(signals: readonly number[]): void {
+  const set = moduleSet();
+  set.armedSignals = [...signals];
+  if (signals.length === 0) {
+    // Newest first: each addon's watch sits in front of the one armed before it.
+    const armed = set.armed.reverse();
+    set.armed = [];
+    for (const lifecycle of armed) {
+      try {
+        lifecycle.armSignals?.([]);
+      } catch (error) {
+        traceLine(`peclet:${lifecycle.name} ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return;
+  }
+  for (const mod of liveModules()) {
+    try {
+      mod.armSignals(signals);
+    } catch (error) {
+      traceLine(`peclet:${mod.name} ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+function armNative(native: NativeBinding, signals: readonly number[]): void {
+  const lifecycle = native.__peclet;
+  if (lifecycle.armSignals === undefined) return;
+  lifecycle.armSignals(signals);
+  moduleSet().armed.push(lifecycle);
+}
+
+/**
+ * Marks every module of a sequence about to finalize them all (see
+ * {@link PecletModule.markTeardownPending}); a failure to mark one is traced,
+ * never stops the teardown.
+ */
+export function markTeardownPending(modules: readonly PecletModule[]): void {
+  for (const mod of modules) {
+    try {
+      mod.markTeardownPending();
+    } catch (error) {
+      traceLine(`peclet:${mod.name} ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }
 
 /**
@@ -143,6 +212,8 @@ export class PecletModule {
     const threads = options.threads ?? cpuBudget();
     const configure = (binding: NativeBinding) => {
       binding.__peclet.configure({ threads, releasedError: ReleasedError });
+      const armed = moduleSet().armedSignals;
+      if (armed.length > 0 && !this.#finalized) armNative(binding, armed);
       // Loaded after finalize(): the addon starts finalized, so nothing new starts.
       if (this.#finalized) binding.finalize('explicit');
     };
@@ -276,6 +347,23 @@ export class PecletModule {
     return viewGetter(read, () => this.#loadedNative()?.__peclet.zeroCopy?.() ?? true, isCurrent);
   }
 
+  /**
+   * @internal Called on every module first when a sequence finalizes them all (handleSignals(), a
+   * hosting module): from here until this module's native finalize completes, a libc `exit()` on
+   * another thread waits for it (bounded) instead of cutting the teardown short. Never loads a
+   * lazy addon; a no-op once finalized.
+   */
+  markTeardownPending(): void {
+    if (this.#finalized) return;
+    this.#loadedNative()?.__peclet.teardownPending?.();
+  }
+
+  /** @internal See {@link armSignals}; never loads a lazy addon. */
+  armSignals(signals: readonly number[]): void {
+    const native = this.#loadedNative();
+    if (!this.#finalized && native !== undefined) armNative(native, signals);
+  }
+
   /** Native counters (live objects, ledger bytes, pool), or undefined without an addon. */
   stats(): NativeStats | undefined {
     return this.#native?.__peclet.stats();
@@ -298,7 +386,9 @@ export class PecletModule {
     this.#finalizing = true;
     const failures: TeardownFailure[] = [];
     if (this.#hostsOthers) {
-      for (const other of liveModules().reverse()) {
+      const others = liveModules().reverse();
+      markTeardownPending(others);
+      for (const other of others) {
         if (other === this) continue;
         try {
           other.finalizeFor(reason, exitCode);

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import { describeValue, fail, readOptions } from './args.js';
-import { liveModules } from './lifecycle.js';
+import { armSignals, liveModules, markTeardownPending } from './lifecycle.js';
 import { traceLine } from './trace.js';
 
 /** Options of {@link handleSignals}. */
@@ -35,6 +35,7 @@ export function handleSignals(options: HandleSignalsOptions = {}): SignalHandlin
   const signals = readSignals(o.signals);
   const handlers = new Map<NodeJS.Signals, () => void>();
   const uninstall = () => {
+    if (handlers.size > 0) armSignals([]);
     for (const [signal, handler] of handlers) process.removeListener(signal, handler);
     handlers.clear();
   };
@@ -43,7 +44,12 @@ export function handleSignals(options: HandleSignalsOptions = {}): SignalHandlin
     const handler = () => {
       if (raised) return;
       raised = true;
-      for (const mod of liveModules().reverse()) {
+      const modules = liveModules().reverse();
+      // First, before any finalize: a libc exit() on another thread (Deno's Jupyter kernel
+      // answering the shutdown_request sent right behind the interrupt) now waits, bounded,
+      // for each module's finalize instead of cutting the teardown short.
+      markTeardownPending(modules);
+      for (const mod of modules) {
         try {
           mod.finalizeFor('signal');
         } catch (error) {
@@ -67,6 +73,10 @@ export function handleSignals(options: HandleSignalsOptions = {}): SignalHandlin
     uninstall();
     throw error;
   }
+  // After process.on(): the runtime's handlers are installed, and each addon chains a watch in
+  // front of them (a signal that reaches the process before this thread runs its listener).
+  const known = constants.signals as Record<string, number>;
+  armSignals(signals.map((s) => known[s] as number));
   return { uninstall, [Symbol.dispose]: uninstall };
 }
 

@@ -14,8 +14,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "exit_gate.hpp"
 #include "runtime.hpp"
 #include "trace.hpp"
 
@@ -270,6 +272,35 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     works_.push_back(w);
   }
 
+  /// A process-wide teardown (every module of this thread, as handleSignals()
+  /// runs it) starts and will finalize this env next: until that finalize
+  /// completes, libc exit() called on another thread waits for it, bounded
+  /// (see exit_gate.hpp). Env thread only; a no-op once finalized or marked.
+  void markTeardownPending() {
+    if (finalized_ || teardownPending_) return;
+    teardownThread_ = exitGate().pending();
+    teardownPending_ = true;
+  }
+  bool teardownPending() const noexcept { return teardownPending_; }
+
+  /// handleSignals() listens for `signals` on this env's thread: once one of
+  /// them arrives, libc exit() on another thread waits (bounded) for this
+  /// env's finalize, which that listener runs (exit_gate.hpp). An empty list
+  /// disarms and takes the addon's watch out of the handlers, finalized or
+  /// not (the listeners are about to be removed). Env thread only.
+  void armSignals(const std::vector<int>& signals) {
+    if (signals.empty()) {
+      exitGate().unwatch();
+      if (armed_) exitGate().disarmed(armedThread_);
+      armed_ = false;
+      return;
+    }
+    if (finalized_) return;
+    if (armed_) exitGate().disarmed(armedThread_);
+    armedThread_ = exitGate().armed(signals);
+    armed_ = true;
+  }
+
   /// The finalize sequence for this env: latch, cancel and wait (bounded)
   /// for work, release every object newest first, detach every remaining
   /// view, then detach from the runtime (the last env finalizes it).
@@ -307,6 +338,11 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
     runtime().detachEnv(std::max(left, std::chrono::milliseconds(0)));
     if (jsEnv) syncExternalMemory();
     traceFinalize(module_, reasonName(reason), released, ledger().forEnv(envId_).liveBytes);
+    // Last: an exit() waiting at the gate may end the process once this returns.
+    if (teardownPending_ || armed_) {
+      exitGate().done(teardownPending_ ? teardownThread_ : armedThread_);
+      teardownPending_ = armed_ = false;
+    }
     return released;
   }
 
@@ -418,6 +454,10 @@ class EnvState : public std::enable_shared_from_this<EnvState> {
   std::map<std::string, napi_ref> constructors_;
   napi_ref releasedErrorClass_ = nullptr;
   bool finalized_ = false;
+  bool teardownPending_ = false;  // marked, finalize not yet complete (env thread only)
+  std::thread::id teardownThread_;
+  bool armed_ = false;  // handleSignals() listens on this env's thread
+  std::thread::id armedThread_;
   std::atomic<bool> exiting_{false};  // read by pool threads polling cancellation
   bool inCleanup_ = false;
   napi_threadsafe_function completions_ = nullptr;

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "env.hpp"
 #include "errors.hpp"
@@ -82,8 +83,8 @@ inline Napi::Function Function(Napi::Env env, const char* name, Napi::Value (*ca
 ///   number released;
 /// - `executionSpace` — where the module computes;
 /// - `__peclet` — the lifecycle handle the TypeScript half drives
-///   (`configure`, `stats`, `name`, and `version`, the package version the
-///   binary was built from).
+///   (`configure`, `stats`, `teardownPending`, `armSignals`, `name`, and
+///   `version`, the package version the binary was built from).
 ///
 /// ```cpp
 /// Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -122,6 +123,25 @@ inline std::shared_ptr<EnvState> install(Napi::Env env, Napi::Object exports, co
                   if (threads.IsNumber()) runtime().pool().setSize(threads.As<Napi::Number>().Uint32Value());
                   Napi::Value cls = o.Get("releasedError");
                   if (cls.IsFunction()) s->setReleasedErrorClass(cls.As<Napi::Function>());
+                  return info.Env().Undefined();
+                }));
+  // A teardown of every module of this thread starts (handleSignals()): libc exit() on
+  // another thread waits for this env's finalize (exit_gate.hpp).
+  lifecycle.Set("teardownPending", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  envState(info.Env())->markTeardownPending();
+                  return info.Env().Undefined();
+                }));
+  // handleSignals() listens for these signal numbers on this thread (empty: no longer).
+  lifecycle.Set("armSignals", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  std::vector<int> signals;
+                  if (info.Length() > 0 && info[0].IsArray()) {
+                    Napi::Array list = info[0].As<Napi::Array>();
+                    for (std::uint32_t i = 0; i < list.Length(); i++) {
+                      Napi::Value v = list.Get(i);
+                      if (v.IsNumber()) signals.push_back(v.As<Napi::Number>().Int32Value());
+                    }
+                  }
+                  envState(info.Env())->armSignals(signals);
                   return info.Env().Undefined();
                 }));
   // Object ids are shared by both halves, so `<Class>#<id>` names one object per module.

@@ -6,6 +6,7 @@
 #include "async.hpp"
 #include "env.hpp"
 #include "errors.hpp"
+#include "exit_gate.hpp"
 #include "install.hpp"
 #include "kernel_error.hpp"
 #include "ledger.hpp"
