@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { describeValue, fail, readOptions } from './args.js';
@@ -127,17 +127,24 @@ function checkOptions(options: LoadAddonOptions): void {
  * (not ELF, or whole). dlopen() maps each loadable segment from the file: a segment that runs past
  * the end of a truncated file (a half-written download, a cut copy) is a SIGBUS when the loader
  * touches it, which no JS can catch. Checked here: the header, the program headers' table and
- * every PT_LOAD segment lie inside the file. Unreadable or short files are left to require().
+ * every PT_LOAD segment lie inside the file. A directory, FIFO or device is refused (require()
+ * of one would hang or throw a bare system error). Unreadable or short files are left to require().
  */
 export function elfDamage(file: string): string | undefined {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Non-blocking: opening a FIFO for reading would wait for a writer for ever.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) {
+      const kind = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO' : 'a device or socket';
+      return `not a regular file: ${kind}`;
+    }
+    const size = stats.size;
     const head = Buffer.alloc(64);
     const got = readSync(fd, head, 0, 64, 0);
     if (got < 4 || head.readUInt32BE(0) !== 0x7f454c46) return undefined; // not ELF

@@ -4,6 +4,7 @@
 // opens a binary).
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,6 +122,40 @@ try {
       // headers (not mapped) may load.
       if (cut <= bytes.length / 2) assert.match(r.stdout, /AddonLoadError refused before opening: truncated/, r.stdout);
       else assert.match(r.stdout, /loaded|AddonLoadError/, r.stdout);
+    }
+  });
+
+  it('refuses a FIFO or a directory given as the binary at once, naming it (it once hung, or threw a bare EISDIR)', async () => {
+    const script = join(scratch, 'load-special.mjs');
+    writeFileSync(
+      script,
+      `import { loadAddon } from ${JSON.stringify(pathToFileURL(join(here, '..', 'dist', 'index.js')).href)};
+try {
+  loadAddon({ name: 'beta', root: ${JSON.stringify(scratch)} });
+  console.log('loaded');
+} catch (e) {
+  console.log(e.name, e.attempts.map((a) => a.outcome).join(' | '));
+}
+`,
+    );
+    const fifo = join(scratch, 'beta-fifo.node');
+    execFileSync('mkfifo', [fifo]);
+    const folder = join(scratch, 'beta-folder.node');
+    mkdirSync(folder);
+    for (const [file, kind] of [
+      [fifo, 'a FIFO'],
+      [folder, 'a directory'],
+    ]) {
+      const r = await runNode(script, [], {
+        env: { PECLET_BETA_BINARY: file, PECLET_ADDON_DIR: '' },
+        timeoutMs: 20_000,
+      });
+      assert.equal(r.signal, null, `${kind}: killed by ${r.signal} (hung?)`);
+      assert.match(
+        r.stdout,
+        new RegExp(`AddonLoadError refused before opening: not a regular file: ${kind}`),
+        r.stdout,
+      );
     }
   });
 

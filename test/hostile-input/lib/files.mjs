@@ -999,11 +999,10 @@ const damages = {
   'a missing file': { missing: true, expect: 'refused' },
   'a symlink loop': { loop: true, expect: 'refused' },
   'zeros of the same size': { make: (b) => Buffer.alloc(b.length), expect: 'refused' },
-  // core defect: a FIFO as PECLET_<NAME>_BINARY hangs the first call for ever (elfDamage's
-  // openSync waits for a writer), and a directory ends it in a raw EISDIR Error, not an
-  // AddonLoadError (elfDamage's readSync throws outside its try): neither is generated until
-  // packages/core/src/load.ts opens the candidate with O_NONBLOCK and refuses what fstat says is
-  // not a regular file, as @peclet/io's openRegularFile does.
+  // Opened non-blocking and refused unless a regular file (a FIFO once hung the first call for
+  // ever, a directory ended it in a raw EISDIR).
+  'a FIFO': { fifo: true, expect: 'refused' },
+  'a directory': { directory: true, expect: 'refused' },
 };
 const damageNames = Object.keys(damages);
 
@@ -1313,6 +1312,10 @@ export const fileTargets = {
         if (entry.loop) {
           symlinkSync(`${file}.b`, file);
           symlinkSync(file, `${file}.b`);
+        } else if (entry.fifo) {
+          execFileSync('mkfifo', [file]);
+        } else if (entry.directory) {
+          mkdirSync(file);
         } else if (entry.other) {
           const other = addonModules.map(builtAddon).find((f) => f !== undefined && f !== source);
           if (other === undefined) return;
