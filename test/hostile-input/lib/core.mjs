@@ -149,7 +149,16 @@ const moduleMembers = {
     call: (_c, mod) => mod.exiting,
     check: (h, v, state) => v === (state !== 'live') || h.problem(`exiting is ${v} (${state})`),
   },
-  'stats()': { call: (_c, mod) => mod.stats() },
+  // With the steps a whole-process teardown takes first (handleSignals()): no-ops on a module
+  // without a loaded addon or once finalized, whatever its state here. (One entry: the fixed
+  // batch's 25 rounds reach every member of a list of 25.)
+  'markTeardownPending(), armSignals([2]), stats()': {
+    call: (_c, mod) => {
+      mod.markTeardownPending();
+      mod.armSignals([2]);
+      return mod.stats();
+    },
+  },
   // One view per buffer: a getter over a read that answers the value (a typed array is kept and
   // answered again; anything else is a TypeError naming read).
   'zeroCopyView(() => value), read twice': {
