@@ -168,7 +168,8 @@ function adler32(bytes: Uint8Array): number {
  *   out (fflate does not check it), so a corrupt block is an error, not an image of other values.
  * - PackBits (32773) decodes into the block's bytes and stops past them (geotiff's grows a JS
  *   array without bound: a 10 MB strip would ask for 1.3 G elements).
- * - LZW (5): what geotiff decodes must fit the block.
+ * - LZW (5) decodes into the block's bytes and stops past them (geotiff's grows a JS array: a
+ *   1 MB strip of long codes could ask for gigabytes before its size was checked).
  */
 function boundDecoders(geotiff: typeof import('geotiff')): Promise<void> {
   decodersBounded ??= bind(geotiff);
@@ -240,19 +241,15 @@ async function bind(geotiff: typeof import('geotiff')): Promise<void> {
       return out.buffer.slice(0, o);
     }
   }
-  const lzw = (await geotiff.getDecoder(5, {} as never)).constructor as typeof geotiff.BaseDecoder;
-  class BoundedLzw extends lzw {
+  class BoundedLzw extends geotiff.BaseDecoder {
     override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-      const out = super.decodeBlock(buffer) as ArrayBufferLike;
       const { limit, what } = blockBytes(this.parameters);
-      if (out.byteLength > limit)
-        throw new Error(`an LZW block decodes to ${out.byteLength} bytes, past the ${limit} of its ${what}`);
-      return out;
+      return decodeLzw(new Uint8Array(buffer), limit, what).buffer;
     }
   }
   geotiff.addDecoder([8, 32946], async () => BoundedDeflate as unknown as typeof geotiff.BaseDecoder);
   geotiff.addDecoder(32773, async () => BoundedPackBits as unknown as typeof geotiff.BaseDecoder);
-  geotiff.addDecoder(5, async () => BoundedLzw);
+  geotiff.addDecoder(5, async () => BoundedLzw as unknown as typeof geotiff.BaseDecoder);
 }
 
 /** geotiff's sample formats: 1 unsigned, 2 signed, 3 float. */
@@ -337,4 +334,86 @@ export async function readTiff(path: string, options: ReadTiffOptions): Promise<
     throw new FileFormatError(file, `corrupt TIFF: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }
   return { solid, shape, voxelSize, convention: describeConvention(classifier, false) };
+}
+
+const LZW_CLEAR = 256;
+const LZW_END = 257;
+
+/**
+ * TIFF's LZW (MSB-first codes of 9 to 12 bits, the width growing one code early, as libtiff and
+ * geotiff read it) into at most `limit` bytes: a block that decodes past them is an error as soon
+ * as it does. A stream that ends without its end code ends there, as geotiff reads it.
+ * @internal
+ */
+export function decodeLzw(input: Uint8Array, limit: number, what: string): Uint8Array {
+  const prefix = new Uint16Array(4096);
+  const suffix = new Uint8Array(4096);
+  const length = new Uint16Array(4096);
+  for (let c = 0; c < 256; c++) {
+    suffix[c] = c;
+    length[c] = 1;
+  }
+  const out = new Uint8Array(limit);
+  const bits = input.length * 8;
+  let o = 0;
+  let position = 0;
+  let width = 9;
+  let size = 258;
+  let previous = -1;
+  const read = (): number => {
+    if (position >= bits) return LZW_END;
+    let code = 0;
+    for (let b = 0; b < width; b++, position++) {
+      const bit = position < bits ? ((input[position >> 3] as number) >> (7 - (position & 7))) & 1 : 0;
+      code = (code << 1) | bit;
+    }
+    return code;
+  };
+  // Writes the string of `code` at o (walking its prefixes backwards); returns its first byte.
+  const emit = (code: number): number => {
+    const n = length[code] as number;
+    if (o + n > limit) throw new Error(`an LZW block decodes past the ${limit} bytes of its ${what}`);
+    let c = code;
+    for (let i = o + n - 1; i >= o; i--) {
+      out[i] = suffix[c] as number;
+      c = prefix[c] as number;
+    }
+    o += n;
+    return out[o - n] as number;
+  };
+  const add = (first: number) => {
+    if (previous < 0 || size >= 4096) return;
+    prefix[size] = previous;
+    suffix[size] = first;
+    length[size] = (length[previous] as number) + 1;
+    size++;
+  };
+  for (let code = read(); code !== LZW_END; code = read()) {
+    if (code === LZW_CLEAR) {
+      size = 258;
+      width = 9;
+      previous = -1;
+      continue;
+    }
+    if (code < size && (code < 256 || code > LZW_END)) {
+      const first = emit(code);
+      add(first);
+    } else if (code === size && previous >= 0) {
+      // The code being defined: the previous string and its own first byte.
+      const start = o;
+      const first = emit(previous);
+      if (o + 1 > limit) throw new Error(`an LZW block decodes past the ${limit} bytes of its ${what}`);
+      out[o++] = first;
+      add(out[start] as number);
+    } else {
+      throw new Error(`a corrupt LZW block: code ${code} where at most ${size} is defined`);
+    }
+    previous = code;
+    if (size + 1 >= 1 << width) {
+      // At 12 bits the table is full: no code is added until the next clear code.
+      if (width === 12) previous = -1;
+      else width++;
+    }
+  }
+  return out.slice(0, o);
 }

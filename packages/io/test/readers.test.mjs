@@ -8,6 +8,8 @@ import { zipSync, zlibSync } from 'fflate';
 import { FileFormatError, readImage, readNpy, readRaw, readTiff } from '../dist/index.js';
 import { encodeNpy, encodeTiff, tempDir, throwsNaming } from './fixtures/helpers.mjs';
 
+const here = import.meta.dirname;
+
 const dir = tempDir();
 const shape = [3, 4, 5];
 const n = 60;
@@ -261,6 +263,59 @@ describe('readNpy', () => {
 });
 
 describe('readTiff', () => {
+  it('decodes LZW as libtiff writes it (codes to 12 bits, clear codes mid-strip), value for value', async () => {
+    // fixtures/lzw-libtiff.tif: 2 pages of 160 × 200 values 0–3 saved by Pillow 9.4 through
+    // libtiff with compression='tiff_lzw' (one strip per page: 5928 codes, 2 clear codes, up to
+    // 12 bits), from this generator (Python's: state = (state * 1103515245 + 12345) & 0x7fffffff).
+    const [P, H, W] = [2, 160, 200];
+    const expected = new Uint8Array(P * H * W);
+    let state = 1;
+    for (let p = 0, v = 0; p < P; p++)
+      for (let y = 0; y < H; y++)
+        for (let x = 0; x < W; x++, v++) {
+          state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+          const noise = (state >> 12) % 3 === 0 ? (state >> 16) % 4 : 0;
+          expected[v] = (((Math.floor(x / 7) + Math.floor(y / 5) + p) % 4) + noise) % 4;
+        }
+    const file = join(here, 'fixtures', 'lzw-libtiff.tif');
+    for (let value = 0; value < 4; value++) {
+      const image = await readTiff(file, { voxelSize: 1e-6, solidValue: value });
+      assert.deepEqual(image.shape, [P, H, W]);
+      let wrong = 0;
+      for (let v = 0; v < expected.length; v++) if (image.solid[v] !== (expected[v] === value ? 1 : 0)) wrong++;
+      assert.equal(wrong, 0, `value ${value}: ${wrong} voxels differ`);
+    }
+  });
+
+  it('stops an LZW strip as soon as it decodes past its pixels', async () => {
+    // Literal codes (9 bits each) for 100 000 bytes in the strip of a 4 × 3 page.
+    const codes = [256, ...Array.from({ length: 100_000 }, (_, i) => i % 200), 257];
+    const bytes = [];
+    let buffer = 0;
+    let bits = 0;
+    for (const code of codes) {
+      buffer = (buffer << 9) | code;
+      bits += 9;
+      while (bits >= 8) {
+        bytes.push((buffer >>> (bits - 8)) & 255);
+        bits -= 8;
+      }
+      buffer &= (1 << bits) - 1;
+    }
+    bytes.push((buffer << (8 - bits)) & 255);
+    const file = join(dir, 'lzw-bomb.tif');
+    const page = new Uint8Array(12);
+    writeFileSync(
+      file,
+      encodeTiff({ pages: [page], width: 4, height: 3, strips: [Uint8Array.from(bytes)], compression: 5 }),
+    );
+    await assert.rejects(readTiff(file, { voxelSize: 1e-6 }), (e) => {
+      assert.ok(e instanceof FileFormatError, `${e?.name}: ${e?.message}`);
+      assert.match(e.message, /LZW block decodes past the 12 bytes/);
+      return true;
+    });
+  });
+
   it('refuses strips that do not cover the page (0 rows per strip, too few strips), not zeros', async () => {
     const page = new Uint8Array(12).fill(1);
     for (const [name, extraTags, pattern] of [
