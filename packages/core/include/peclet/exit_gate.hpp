@@ -123,9 +123,8 @@ class ExitGate {
   /// waited for. Returns whether none is left.
   bool wait(std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> lock(mutex_);
-    return finished_.wait_for(lock, timeout, [this] {
-      return elsewhere(threads_) == 0 && (!signalSeen_.load() || elsewhere(armed_) == 0);
-    });
+    return finished_.wait_for(
+        lock, timeout, [this] { return elsewhere(threads_) == 0 && (!signalSeen_.load() || elsewhere(armed_) == 0); });
   }
 
  private:
@@ -171,7 +170,7 @@ class ExitGate {
   std::condition_variable finished_;
   std::vector<std::thread::id> threads_;  // pending teardowns
   std::vector<std::thread::id> armed_;    // envs with handleSignals() listeners
-  std::vector<int> watched_;             // signals whose handler onSignal wraps
+  std::vector<int> watched_;              // signals whose handler onSignal wraps
   std::atomic<bool> signalSeen_{false};
   struct sigaction previous_[NSIG] = {};  // the handlers onSignal wraps
   std::once_flag registered_;
