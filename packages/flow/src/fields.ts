@@ -2,7 +2,8 @@
  * The flow field of a {@link permeability} run in SI units, on the sample alone (its buffer
  * layers cut off), and the `.vti` file ParaView opens on top of the image and its pore network.
  */
-import { describeValue, fail, readNumber, readOptions } from '@peclet/core';
+import { freemem } from 'node:os';
+import { argumentError, describeValue, fail, readNumber, readOptions } from '@peclet/core';
 import { writeVti } from '@peclet/io';
 import type { Axis, PermeabilityResult } from './types.js';
 
@@ -46,6 +47,36 @@ export interface FlowFields {
 }
 
 const axisIndex = { x: 0, y: 1, z: 2 } as const;
+
+/** Bytes we always allow, however little memory the OS reports free (small samples always work). */
+const floorBytes = 256 * 2 ** 20;
+
+/**
+ * The arrays of {@link flowFields} for `count` voxels, checked against free memory first: too
+ * large is a RangeError with code PECLET_OUT_OF_MEMORY naming `result`, as every peclet
+ * allocation sized by its input (the CLI reports it as a failure, not a usage error).
+ */
+function allocateFields(count: number, Lattice: Float64ArrayConstructor) {
+  const bytes = count * (1 + 3 * 8 + 8 + 4 * Lattice.BYTES_PER_ELEMENT);
+  const limit = Math.max(freemem(), floorBytes);
+  const refuse = (why: string): never => {
+    const error = argumentError('range', 'result', `its flow field (${count} voxels) ${why}`);
+    Object.defineProperty(error, 'code', { value: 'PECLET_OUT_OF_MEMORY', enumerable: true });
+    throw error;
+  };
+  if (!(bytes <= limit)) refuse(`needs ${bytes} bytes, more than the ${limit} bytes of memory free`);
+  try {
+    return {
+      solid: new Uint8Array(count),
+      velocity: new Float64Array(3 * count),
+      potential: new Float64Array(count),
+      latticeVelocity: new Lattice(3 * count),
+      latticeDensity: new Lattice(count),
+    };
+  } catch (error) {
+    return refuse(`cannot be allocated (${(error as Error).message})`);
+  }
+}
 
 /**
  * The flow field of a {@link permeability} result in SI units, on the sample alone: velocity in
@@ -101,11 +132,10 @@ export function flowFields(result: PermeabilityResult, options?: FlowFieldOption
   const latticeGradient = (lattice.viscosity * meanVelocity) / units.permeability;
   const pressureScale = (pressureGradient * voxelSize) / latticeGradient;
   const force = units.bodyForce;
-  const solid = new Uint8Array(count);
-  const velocity = new Float64Array(3 * count);
-  const potential = new Float64Array(count);
-  const latticeVelocity = new (u.constructor as Float64ArrayConstructor)(3 * count);
-  const latticeDensity = new (rho.constructor as Float64ArrayConstructor)(count);
+  const { solid, velocity, potential, latticeVelocity, latticeDensity } = allocateFields(
+    count,
+    u.constructor as Float64ArrayConstructor,
+  );
   const [w1, w2] = [whole[1], whole[2]];
   const offset = [0, 0, 0];
   offset[axis] = buffer;
