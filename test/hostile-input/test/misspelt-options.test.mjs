@@ -35,6 +35,9 @@ function channel() {
   return { solid, shape: [8, 8, 8], voxelSize: 1e-6 };
 }
 const image = channel();
+// A permeability() result for flowFields and writeFlowVti (released after the tests).
+const flowResult = await flow.permeability(image, { tolerance: 1e-3 });
+after(() => flowResult.lattice.release());
 const box = { min: [0, 0, 0], max: [4, 4, 4] };
 const simulation = () =>
   new dem.Simulation({ box, periodic: true, gravity: [0, 0, 0], contact: { model: 'linear', stiffness: 1e4 } });
@@ -46,7 +49,6 @@ const withSpheres = () => {
 const lattice = () => new flow.Lattice({ shape: [4, 4, 4] });
 const network = () => pnm.extract(image, { boundaries: ['x'] });
 const points = new Float64Array([1, 1, 1, 3, 3, 3]);
-const tessellation = () => voro.tessellate(points, { box });
 /** A stand-in of @peclet/mpi on one rank, initialized (what slabPlanes reads). */
 const oneRank = {
   initialized: () => true,
@@ -182,6 +184,13 @@ const misspelt = {
     (x) => lattice().writeVti(join(dir, 'l.vti'), { ...x }),
   ],
   'flow.permeability': ['buffr', 'buffer', 'options', (x) => flow.permeability(image, { maxSteps: 1, ...x })],
+  'flow.flowFields': ['viscosty', 'viscosity', 'options', (x) => flow.flowFields(flowResult, { ...x })],
+  'flow.writeFlowVti': [
+    'pressureGradiant',
+    'pressureGradient',
+    'options',
+    (x) => flow.writeFlowVti(flowResult, join(dir, 'f.vti'), { ...x }),
+  ],
   'flow.slabPlanes': ['weight', 'weights', 'options', (x) => flow.slabPlanes(8, oneRank, { ...x })],
   'flow.gpuDevice': ['backnd', 'backend', 'options', (x) => flow.gpuDevice({ ...x })],
   'flow.finalizeAsync': ['timeoutMS', 'timeoutMs', 'options', (x) => flow.finalizeAsync({ ...x })],
@@ -246,6 +255,8 @@ const noOptions = new Set([
   'core.PecletModule#finalized',
   'core.PecletModule#onDrain',
   'core.PecletModule#stats',
+  'core.PecletModule#markTeardownPending',
+  'core.PecletModule#armSignals',
   'core.PecletModule#zeroCopyView',
   'core.Registry#add',
   'core.Registry#delete',
@@ -327,6 +338,10 @@ const noOptions = new Set([
   'io.checkVoxelImage',
   'io.fromPoreSpy',
   'io.porosity',
+  'io.imageWarnings',
+  'io.neighbourCorrelation',
+  'io.permeabilityWarning',
+  'io.readBereaSample',
   'io.readNpyArray',
   'io.readPath',
   'io.writeAtomically',
