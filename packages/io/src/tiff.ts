@@ -82,7 +82,7 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
         valueAt = big ? u64(valueAt) : view.getUint32(valueAt, le);
         if (valueAt + size > length) throw bad(`tag ${tag} holds ${size} bytes at offset ${valueAt}, past the end`);
       }
-      if ([256, 257, 273, 277, 278, 279, 284, 322, 323, 324, 325].includes(tag))
+      if ([256, 257, 259, 273, 277, 278, 279, 284, 322, 323, 324, 325].includes(tag))
         fields.set(tag, integers(type, n, valueAt));
     }
     const width = fields.get(256)?.[0];
@@ -90,6 +90,14 @@ function walkTiff(bytes: Uint8Array, file: string): Page[] {
     if (width === undefined || height === undefined) throw bad(`page ${pages.length} has no ImageWidth or ImageLength`);
     if (width === 0 || height === 0)
       fail('range', 'path', `${file} page ${pages.length} is empty (${width} × ${height})`);
+    // Compression: what io decodes and bounds (none, LZW, Deflate, Adobe Deflate, PackBits). Any
+    // other value (0 is none of TIFF's) would hand the strips to a decoder that reads them wrong.
+    const compression = fields.get(259)?.[0] ?? 1;
+    if (![1, 5, 8, 32946, 32773].includes(compression)) {
+      throw bad(
+        `page ${pages.length} has Compression ${compression}; io reads 1 (none), 5 (LZW), 8 and 32946 (Deflate), 32773 (PackBits)`,
+      );
+    }
     const offsets = fields.get(273) ?? fields.get(324);
     const sizes = fields.get(279) ?? fields.get(325);
     if (offsets === undefined || sizes === undefined || offsets.length !== sizes.length) {

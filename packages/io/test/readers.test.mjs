@@ -287,6 +287,19 @@ describe('readTiff', () => {
     }
   });
 
+  it('refuses a Compression it does not read (0, JPEG), not strips read as another code', async () => {
+    const page = new Uint8Array(12).fill(1);
+    for (const compression of [0, 7]) {
+      const file = join(dir, `compression-${compression}.tif`);
+      writeFileSync(file, encodeTiff({ pages: [page], width: 4, height: 3, strips: [page], compression }));
+      await assert.rejects(readTiff(file, { voxelSize: 1e-6 }), (e) => {
+        assert.ok(e instanceof FileFormatError, `${e?.name}: ${e?.message}`);
+        assert.match(e.message, new RegExp(`Compression ${compression}; io reads`));
+        return true;
+      });
+    }
+  });
+
   it('stops an LZW strip as soon as it decodes past its pixels', async () => {
     // Literal codes (9 bits each) for 100 000 bytes in the strip of a 4 × 3 page.
     const codes = [256, ...Array.from({ length: 100_000 }, (_, i) => i % 200), 257];
